@@ -1,0 +1,21 @@
+/* Shared by funclat.bpf.c and funclat.cpp: the histogram the kernel side fills, one per CPU
+ * so that counting never serialises the events it measures. */
+#ifndef INITBENCH_FUNCLAT_H
+#define INITBENCH_FUNCLAT_H
+
+#define FUNCLAT_LOG2_SLOTS 48     /* 2^47 ns is ~39 hours: enough for anything */
+#define FUNCLAT_LIN_MAX_BUCKETS 256
+#define FUNCLAT_MAX_THREADS 16384 /* concurrent calls in flight */
+
+struct funclat_hist {
+    unsigned long long count;
+    unsigned long long sum_ns;
+    unsigned long long min_ns;
+    unsigned long long max_ns;
+    unsigned long long missed; /* entries whose start could not be stored */
+    unsigned long long log2[FUNCLAT_LOG2_SLOTS];
+    /* [0] underflow, [1..n] buckets of lin_step from lin_min, [n+1] overflow */
+    unsigned long long lin[FUNCLAT_LIN_MAX_BUCKETS + 2];
+};
+
+#endif

@@ -1,0 +1,23 @@
+// libbpf explains its failures only through its print callback. Init installs a callback
+// that keeps the last warning instead of writing to the console (which would break the
+// record lines), so a probe can put libbpf's own words into its "unsupported" reason.
+#pragma once
+
+#include <string>
+
+namespace initbench {
+
+void install_libbpf_logger();
+
+// While alive, captures libbpf's warnings on this thread.
+class LibbpfLogCapture {
+public:
+    LibbpfLogCapture();
+    ~LibbpfLogCapture();
+    LibbpfLogCapture(const LibbpfLogCapture&) = delete;
+    LibbpfLogCapture& operator=(const LibbpfLogCapture&) = delete;
+    // The last warning libbpf printed, or `fallback` when it printed none.
+    std::string last_or(const std::string& fallback) const;
+};
+
+} // namespace initbench

@@ -1,0 +1,37 @@
+# initbench_bpf_object(STEM): bpf/STEM.bpf.c → STEM.bpf.o → STEM.skel.h (bpftool), exposed
+# as the INTERFACE target bpf_STEM whose include dir holds the skeleton.
+find_program(BPFTOOL bpftool PATHS /usr/sbin /usr/local/sbin REQUIRED)
+find_program(BPF_CLANG clang-14 REQUIRED)
+
+# __TARGET_ARCH_* selects bpf_tracing.h's pt_regs layout for kprobes.
+if(CMAKE_SYSTEM_PROCESSOR STREQUAL "aarch64")
+  set(BPF_TARGET_ARCH arm64)
+else()
+  set(BPF_TARGET_ARCH x86)
+endif()
+
+function(initbench_bpf_object stem)
+  set(src ${CMAKE_CURRENT_SOURCE_DIR}/${stem}.bpf.c)
+  set(obj ${CMAKE_CURRENT_BINARY_DIR}/${stem}.bpf.o)
+  set(skel ${CMAKE_CURRENT_BINARY_DIR}/${stem}.skel.h)
+  # The musl overlay has the uapi and libbpf headers without glibc's.
+  add_custom_command(
+    OUTPUT ${obj}
+    COMMAND ${BPF_CLANG} -g -O2 -target bpf -D__TARGET_ARCH_${BPF_TARGET_ARCH}
+            -I${CMAKE_BINARY_DIR}/musl-overlay-include -I${CMAKE_SOURCE_DIR}
+            -c ${src} -o ${obj}
+    DEPENDS ${src} ${CMAKE_CURRENT_SOURCE_DIR}/${stem}.h
+    IMPLICIT_DEPENDS C ${src}
+    COMMENT "BPF ${stem}.bpf.c"
+    VERBATIM)
+  add_custom_command(
+    OUTPUT ${skel}
+    COMMAND ${BPFTOOL} gen skeleton ${obj} name ${stem}_bpf > ${skel}
+    DEPENDS ${obj}
+    COMMENT "BPF skeleton ${stem}.skel.h"
+    VERBATIM)
+  add_custom_target(bpf_${stem}_gen DEPENDS ${skel})
+  add_library(bpf_${stem} INTERFACE)
+  target_include_directories(bpf_${stem} INTERFACE ${CMAKE_CURRENT_BINARY_DIR})
+  add_dependencies(bpf_${stem} bpf_${stem}_gen)
+endfunction()

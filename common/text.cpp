@@ -1,0 +1,42 @@
+#include "common/text.h"
+
+namespace initbench {
+
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+std::vector<std::string_view> split_lines(std::string_view text) {
+    std::vector<std::string_view> out;
+    while (!text.empty()) {
+        size_t nl = text.find('\n');
+        out.push_back(text.substr(0, nl));
+        if (nl == std::string_view::npos)
+            break;
+        text.remove_prefix(nl + 1);
+    }
+    return out;
+}
+
+std::vector<std::string_view> split_words(std::string_view text) {
+    std::vector<std::string_view> out;
+    size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && is_space(text[i]))
+            i++;
+        size_t start = i;
+        while (i < text.size() && !is_space(text[i]))
+            i++;
+        if (i > start)
+            out.push_back(text.substr(start, i - start));
+    }
+    return out;
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (is_space(s.front()) || s.front() == '\0'))
+        s.remove_prefix(1);
+    while (!s.empty() && (is_space(s.back()) || s.back() == '\0'))
+        s.remove_suffix(1);
+    return s;
+}
+
+} // namespace initbench

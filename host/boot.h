@@ -1,0 +1,34 @@
+// `initbench run`: boot a kernel with the image in QEMU, stream and check the console,
+// and pick the accelerator (KVM only where it really runs guests).
+#pragma once
+
+#include "common/logparse.h"
+#include "host/process.h"
+#include "host/qemu.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace initbench {
+
+enum class AccelChoice { auto_, kvm, tcg };
+
+struct RunOptions {
+    BootSpec boot;
+    AccelChoice accel = AccelChoice::auto_;
+    double timeout_s = 600;
+    std::string log_path;   // raw console copy, "" for none
+    bool echo = false;      // console to stderr as it arrives
+    std::string cache_dir;  // remembers a host whose KVM does not run guests
+};
+
+struct RunResult {
+    ParsedLog log;
+    ChildOutcome child;
+    nlohmann::json host; // facts for the results document
+};
+
+RunResult boot_and_collect(const RunOptions& options);
+
+} // namespace initbench

@@ -1,0 +1,27 @@
+// Writes initramfs archives (cpio "newc", gzip'd) that are reproducible: entries sorted by
+// path, fixed mtimes and owners, sequential inode numbers, no timestamp in the gzip header.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace initbench {
+
+struct CpioEntry {
+    enum class Kind { dir, file, symlink, chardev };
+    Kind kind = Kind::file;
+    std::string path;   // inside the archive, without the leading '/'
+    unsigned mode = 0;  // permission bits
+    std::string source; // file: host path to read; symlink: the target
+    unsigned major = 0, minor = 0;
+};
+
+// Parses a manifest: one entry a line, '#' comments:
+//   dir PATH MODE | file PATH MODE SOURCE | slink PATH TARGET | nod PATH MODE c MAJOR MINOR
+// Throws std::runtime_error naming the line on a malformed one.
+std::vector<CpioEntry> parse_manifest(const std::string& text);
+
+// Writes `entries` (sorted here) as a gzip'd newc cpio to `out`. Throws std::runtime_error.
+void write_cpio_gz(std::vector<CpioEntry> entries, const std::string& out);
+
+} // namespace initbench

@@ -1,0 +1,127 @@
+// initbench: the host CLI. Boots kernels with the initbench image and checks what they
+// printed (run), or checks a console log captured elsewhere (parse).
+#include "host/boot.h"
+#include "host/image_paths.h"
+#include "host/results.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <unistd.h>
+
+namespace {
+
+constexpr const char* kExitCodes = R"(Exit codes:
+  0  complete results without error records
+  1  complete results that contain error records (bad parameter, failed step)
+  2  bad command line
+  3  boot failure: QEMU did not start, no records arrived, or the kernel panicked
+  4  timeout: the run did not finish in time (host --timeout or the guest's watchdog)
+  5  incomplete or corrupt output (cut off, damaged or missing records)
+  6  interrupted by SIGINT/SIGTERM/SIGHUP: QEMU stopped, partial output kept)";
+
+std::string default_cache_dir() {
+    if (const char* c = std::getenv("INITBENCH_CACHE"))
+        return c;
+    const char* home = std::getenv("HOME");
+    return std::string(home ? home : "/tmp") + "/.cache/initbench";
+}
+
+int write_outputs(const initbench::ParsedLog& log, const initbench::Verdict& verdict, nlohmann::json host,
+                  const std::string& out_path, bool quiet) {
+    auto doc = initbench::results_document(log, verdict, std::move(host));
+    if (!out_path.empty()) {
+        std::ofstream out(out_path, std::ios::trunc);
+        out << doc.dump(1) << "\n";
+        if (!out) {
+            std::fprintf(stderr, "initbench: cannot write %s\n", out_path.c_str());
+            return initbench::kExitUsage;
+        }
+    }
+    if (!quiet)
+        std::cout << initbench::human_summary(log, verdict) << std::flush;
+    return verdict.exit_code;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"initbench: boot a kernel with a performance experiment and collect its results"};
+    app.footer(kExitCodes);
+    app.require_subcommand(1);
+
+    initbench::RunOptions run;
+    std::string image, accel = "auto", clock = "wall", out_path;
+    bool quiet = false, progress = false;
+    auto* cmd_run = app.add_subcommand("run", "Boot a kernel in QEMU with the initbench image");
+    cmd_run->add_option("--kernel", run.boot.kernel, "Kernel image (bzImage, vmlinuz, Image)")
+        ->required()->check(CLI::ExistingFile);
+    cmd_run->add_option("--image", image, "initbench image (default: the one built or installed)")
+        ->check(CLI::ExistingFile);
+    cmd_run->add_option("--arch", run.boot.arch, "Guest architecture")
+        ->check(CLI::IsMember({"x86_64", "aarch64"}))->capture_default_str();
+    cmd_run->add_option("--cpus", run.boot.cpus, "Guest CPUs")->check(CLI::Range(1, 64))->capture_default_str();
+    cmd_run->add_option("--memory", run.boot.memory_mb, "Guest memory in MiB")
+        ->check(CLI::Range(64, 65536))->capture_default_str();
+    cmd_run->add_option("--accel", accel, "auto uses KVM only where it really runs guests")
+        ->check(CLI::IsMember({"auto", "kvm", "tcg"}))->capture_default_str();
+    cmd_run->add_option("--clock", clock, "wall, or icount: QEMU's instruction-counting clock (TCG)")
+        ->check(CLI::IsMember({"wall", "icount"}))->capture_default_str();
+    cmd_run->add_option("--timeout", run.timeout_s, "Seconds before QEMU is stopped")
+        ->check(CLI::Range(1.0, 604800.0))->capture_default_str();
+    cmd_run->add_option("--out", out_path, "Write the results JSON document here");
+    cmd_run->add_option("--log", run.log_path, "Write the raw console log here");
+    cmd_run->add_flag("--progress", progress, "Echo the console while it runs (default on a terminal)");
+    cmd_run->add_flag("--quiet", quiet, "Print no summary");
+    std::vector<std::string> params;
+    cmd_run->add_option("params", params, "Kernel parameters after --, e.g. initbench.profile=NAME");
+
+    std::string parse_log_path;
+    auto* cmd_parse = app.add_subcommand("parse", "Check a console log captured elsewhere (serial, LAVA)");
+    cmd_parse->add_option("log", parse_log_path, "Console log")->required()->check(CLI::ExistingFile);
+    cmd_parse->add_option("--out", out_path, "Write the results JSON document here");
+    cmd_parse->add_flag("--quiet", quiet, "Print no summary");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int rc = app.exit(e);
+        return rc == 0 ? 0 : initbench::kExitUsage;
+    }
+
+    try {
+        if (*cmd_parse) {
+            std::ifstream in(parse_log_path, std::ios::binary);
+            std::string text{std::istreambuf_iterator<char>(in), {}};
+            initbench::ParsedLog log = initbench::parse_log(text);
+            initbench::Verdict verdict = initbench::judge(log, std::nullopt);
+            return write_outputs(log, verdict, {{"source", parse_log_path}}, out_path, quiet);
+        }
+        run.boot.image = image.empty() ? initbench::default_image(run.boot.arch, argv[0]) : image;
+        if (run.boot.image.empty()) {
+            std::fprintf(stderr, "initbench: no image for %s found; build it or pass --image\n",
+                         run.boot.arch.c_str());
+            return initbench::kExitUsage;
+        }
+        run.boot.params = params;
+        run.boot.icount = clock == "icount";
+        run.accel = accel == "kvm" ? initbench::AccelChoice::kvm
+                                   : accel == "tcg" ? initbench::AccelChoice::tcg : initbench::AccelChoice::auto_;
+        if (run.boot.icount && run.accel == initbench::AccelChoice::kvm) {
+            std::fprintf(stderr, "initbench: --clock icount needs TCG\n");
+            return initbench::kExitUsage;
+        }
+        if (run.boot.icount)
+            run.accel = initbench::AccelChoice::tcg;
+        run.echo = progress || ::isatty(2);
+        run.cache_dir = default_cache_dir();
+        initbench::RunResult r = initbench::boot_and_collect(run);
+        initbench::Verdict verdict = initbench::judge(r.log, r.child);
+        return write_outputs(r.log, verdict, std::move(r.host), out_path, quiet);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "initbench: %s\n", e.what());
+        return initbench::kExitUsage;
+    }
+}

@@ -1,0 +1,32 @@
+// The QEMU command line for booting a kernel with an initbench image, per architecture,
+// built as an argument vector (never a shell string).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace initbench {
+
+enum class Accel { tcg, kvm };
+
+struct BootSpec {
+    std::string arch = "x86_64"; // x86_64 | aarch64
+    std::string kernel;
+    std::string image;
+    unsigned cpus = 1;
+    unsigned memory_mb = 1024;
+    Accel accel = Accel::tcg;
+    bool icount = false;                 // QEMU's instruction-counting clock
+    std::vector<std::string> params;     // initbench.KEY=VALUE and any kernel parameter
+};
+
+std::string qemu_binary(const std::string& arch);
+std::string serial_console(const std::string& arch); // ttyS0 | ttyAMA0
+std::string kernel_cmdline(const BootSpec& spec);
+std::vector<std::string> qemu_argv(const BootSpec& spec);
+
+// KVM is usable only if /dev/kvm opens read-write; whether guests then really run is only
+// known by booting one (on some hosts they hang), which the runner does with a deadline.
+bool kvm_device_usable(std::string& why_not);
+
+} // namespace initbench

@@ -1,0 +1,20 @@
+// The experiment runner: rounds × phases, each phase a load (or none) run for a fixed time
+// while the probes measure; one record per phase and per probe.
+#pragma once
+
+#include "common/config.h"
+#include "init/console.h"
+#include "init/kmsg.h"
+
+namespace initbench {
+
+struct ExperimentTimes {
+    double first_phase_start = 0; // monotonic seconds
+    double last_phase_end = 0;
+};
+
+// Returns false when the experiment could not run as described (errors are already on the
+// console as records).
+bool run_experiment(const Config& config, Console& console, KmsgWatcher& kmsg, ExperimentTimes& times);
+
+} // namespace initbench

@@ -1,0 +1,92 @@
+#include "init/identity.h"
+
+#include "common/text.h"
+#include "init/sys.h"
+
+#include <cstdint>
+#include <cstring>
+#include <sys/auxv.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+namespace initbench {
+
+static std::string hex(const unsigned char* p, size_t n) {
+    static const char digits[] = "0123456789abcdef";
+    std::string out;
+    for (size_t i = 0; i < n; i++) {
+        out.push_back(digits[p[i] >> 4]);
+        out.push_back(digits[p[i] & 15]);
+    }
+    return out;
+}
+
+std::string build_id_from_notes(std::string_view notes) {
+    constexpr uint32_t kNtGnuBuildId = 3;
+    auto align4 = [](size_t n) { return (n + 3) & ~size_t(3); };
+    size_t pos = 0;
+    while (pos + 12 <= notes.size()) {
+        uint32_t namesz, descsz, type;
+        std::memcpy(&namesz, notes.data() + pos, 4);
+        std::memcpy(&descsz, notes.data() + pos + 4, 4);
+        std::memcpy(&type, notes.data() + pos + 8, 4);
+        size_t name_at = pos + 12;
+        size_t desc_at = name_at + align4(namesz);
+        if (namesz > notes.size() || descsz > notes.size() || desc_at + descsz > notes.size())
+            break;
+        if (type == kNtGnuBuildId && namesz == 4 && notes.substr(name_at, 3) == "GNU")
+            return hex(reinterpret_cast<const unsigned char*>(notes.data() + desc_at), descsz);
+        pos = desc_at + align4(descsz);
+    }
+    return {};
+}
+
+std::string random_run_id() {
+    auto* bytes = reinterpret_cast<const unsigned char*>(getauxval(AT_RANDOM));
+    if (!bytes)
+        return "unknown";
+    return hex(bytes, 16);
+}
+
+// x86 names the model; arm64 has only implementer and part numbers.
+static std::string cpu_model() {
+    std::string implementer, part;
+    const std::string text = read_file("/proc/cpuinfo").value_or("");
+    for (auto line : split_lines(text)) {
+        auto colon = line.find(':');
+        if (colon == std::string_view::npos)
+            continue;
+        auto key = trim(line.substr(0, colon));
+        auto value = std::string(trim(line.substr(colon + 1)));
+        if (key == "model name")
+            return value;
+        if (key == "CPU implementer" && implementer.empty())
+            implementer = value;
+        if (key == "CPU part" && part.empty())
+            part = value;
+    }
+    return implementer.empty() ? std::string{} : "implementer " + implementer + " part " + part;
+}
+
+nlohmann::json kernel_identity(double init_start_uptime) {
+    utsname uts{};
+    ::uname(&uts);
+    struct sysinfo si {};
+    ::sysinfo(&si);
+    nlohmann::json id;
+    id["release"] = uts.release;
+    id["version"] = uts.version;
+    id["machine"] = uts.machine;
+    auto notes = read_file("/sys/kernel/notes");
+    id["build_id"] = notes ? build_id_from_notes(notes.value()) : "";
+    id["cmdline"] = std::string(trim(read_file("/proc/cmdline").value_or("")));
+    id["cpu_model"] = cpu_model();
+    id["cpus_online"] = ::sysconf(_SC_NPROCESSORS_ONLN);
+    id["memory_mb"] = static_cast<uint64_t>(si.totalram) * si.mem_unit / (1024 * 1024);
+    id["btf"] = ::access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+    id["uptime_at_init_s"] = init_start_uptime;
+    return id;
+}
+
+} // namespace initbench

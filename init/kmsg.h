@@ -1,0 +1,48 @@
+// Kernel warnings, oopses, BUGs and OOM kills during a run are results too: a thread reads
+// /dev/kmsg from the run's start and keeps such events until the runner collects them for
+// the phase they happened in.
+#pragma once
+
+#include "init/sys.h"
+
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace initbench {
+
+struct KernelEvent {
+    std::string kind;                 // "warning", "bug", "oops", "panic", "oom", "lockup", "stall", "hung_task"
+    double time_s = 0;                // kernel timestamp
+    std::string line;                 // the message that triggered it
+    std::vector<std::string> context; // a few lines after it
+    nlohmann::json to_json() const;
+};
+
+// Which kind of event a kernel message starts, or "" for an ordinary message.
+std::string_view classify_kernel_message(std::string_view msg);
+
+class KmsgWatcher {
+public:
+    KmsgWatcher(); // starts reading at the end of the buffer; no thread if /dev/kmsg is absent
+    ~KmsgWatcher();
+    KmsgWatcher(const KmsgWatcher&) = delete;
+    KmsgWatcher& operator=(const KmsgWatcher&) = delete;
+    bool active() const { return kmsg_.valid(); }
+    std::vector<KernelEvent> drain();
+
+private:
+    void loop();
+    void take(std::string_view raw);
+
+    Fd kmsg_;
+    Fd stop_;
+    std::mutex mu_;
+    std::vector<KernelEvent> events_;
+    std::thread thread_;
+};
+
+} // namespace initbench

@@ -1,0 +1,122 @@
+// initbench's PID 1. main() owns the one rule of PID 1 — never return, never let an
+// exception escape — and turns every failure into an error record, the end record and the
+// configured end of the machine.
+#include "bpf/libbpf_log.h"
+#include "init/bringup.h"
+#include "init/console.h"
+#include "init/ending.h"
+#include "init/experiment.h"
+#include "init/identity.h"
+#include "init/kmsg.h"
+#include "init/settings.h"
+#include "init/watchdog.h"
+
+#include <csignal>
+#include <sys/klog.h>
+#include <unistd.h>
+
+#ifndef INITBENCH_VERSION
+#define INITBENCH_VERSION "unknown"
+#endif
+
+namespace initbench {
+namespace {
+
+struct Run {
+    Console console;
+    double start_mono = monotonic_seconds();
+    double start_boot = boottime_seconds();
+    EndAction end = EndAction::poweroff;
+    std::string status = "ok";
+    ExperimentTimes times;
+};
+
+void emit_header(Run& run, const nlohmann::json& config_json) {
+    run.console.emit({{"type", "header"},
+                      {"run_id", random_run_id()},
+                      {"initbench", INITBENCH_VERSION},
+                      {"arch", INITBENCH_ARCH},
+                      {"kernel", kernel_identity(run.start_boot)},
+                      {"consoles", run.console.names()},
+                      {"config", config_json}});
+}
+
+void finish(Run& run) {
+    double now = monotonic_seconds();
+    nlohmann::json overhead{{"run_s", now - run.start_mono}};
+    if (run.times.first_phase_start > 0)
+        overhead["init_to_first_phase_s"] = run.times.first_phase_start - run.start_mono;
+    run.console.end({{"status", run.status}, {"overhead", overhead},
+                     {"console_bytes", run.console.bytes_written()}});
+}
+
+void run_init(Run& run) {
+    BringupReport bringup = bring_up();
+    run.console.open_all();
+    install_libbpf_logger();
+
+    std::string cmdline = read_file("/proc/cmdline").value_or("");
+    ConfigResult cfg = load_settings(cmdline);
+    run.end = end_action_from(cfg.config.str("end"));
+    emit_header(run, cfg.config.to_json());
+
+    for (const auto& f : bringup.failures) {
+        if (f.essential)
+            run.console.error("bring-up " + f.step, f.error.message());
+        else
+            run.console.warning("bring-up " + f.step, f.error.message());
+    }
+    if (bringup.fatal()) {
+        run.status = "error";
+        return;
+    }
+    if (!cfg.errors.empty()) {
+        for (const auto& e : cfg.errors) {
+            nlohmann::json r = e.to_json();
+            r["type"] = "error";
+            r["what"] = "config";
+            run.console.emit(std::move(r));
+        }
+        run.status = "error";
+        return;
+    }
+
+    // Kernel chatter on the console can land inside a record line: quieten it for the run;
+    // the interesting kernel messages are read from /dev/kmsg and reported as records.
+    ::klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, nullptr, static_cast<int>(cfg.config.uint("loglevel")));
+
+    Watchdog watchdog(cfg.config.seconds("timeout"), [&run] {
+        run.console.error("watchdog", "the run did not finish within initbench.timeout", "timeout");
+        run.status = "timeout";
+        finish(run);
+        end_machine(run.end);
+    });
+    KmsgWatcher kmsg;
+    if (!kmsg.active())
+        run.console.warning("kmsg", "cannot read /dev/kmsg: kernel warnings will not be reported");
+    if (!run_experiment(cfg.config, run.console, kmsg, run.times))
+        run.status = "error";
+}
+
+} // namespace
+} // namespace initbench
+
+int main() {
+    // Signals are taken synchronously (sigtimedwait) where the runner waits.
+    sigset_t all;
+    sigfillset(&all);
+    ::sigprocmask(SIG_BLOCK, &all, nullptr);
+
+    static initbench::Run run;
+    try {
+        initbench::run_init(run);
+    } catch (const std::exception& e) {
+        run.console.error("init", std::string("unexpected exception: ") + e.what());
+        run.status = "error";
+    } catch (...) {
+        run.console.error("init", "unexpected exception");
+        run.status = "error";
+    }
+    initbench::finish(run);
+    initbench::end_machine(run.end);
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that build, boot and test initbench.
+# Target sysroots (arm64) and kernels are not installed here: they are unpacked from
+# downloaded .deb files by scripts/fetch-debs.sh into a cache.
+set -euo pipefail
+
+packages=(
+  # host build
+  cmake ninja-build g++ pkg-config git
+  clang-14 lld-14 llvm-14
+  nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libboost-math-dev
+  # init for x86_64: musl + libc++ + Debian's static libbpf and its dependencies
+  musl-dev libc++-14-dev libc++abi-14-dev libunwind-14-dev
+  libbpf-dev libelf-dev zlib1g-dev libzstd-dev linux-libc-dev libgcc-12-dev
+  # probes
+  bpftool
+  # image and boot
+  busybox-static cpio qemu-system-x86 qemu-system-arm dpkg-dev
+  python3 libssl-dev libarchive-dev procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,191 @@
+"""Boot tests: Debian's 6.1 kernel under QEMU TCG with the initbench image.
+
+Each test boots for real and checks what a user gets: the exit code, the results document
+and the console log."""
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+from pathlib import Path
+
+import bootlib
+
+# A short experiment: every boot test shrinks the profile so a boot takes seconds.
+SHORT = "initbench.duration=1"
+
+
+def assert_clean_end(test, r):
+    """The guest ended by itself: an end record, no panic, no 'Attempted to kill init'."""
+    test.assertNotIn("Attempted to kill init", r.log)
+    test.assertNotIn("Kernel panic", r.log)
+    test.assertEqual(r.doc["log"]["status"], "complete", r.doc.get("reason"))
+    test.assertEqual(len(r.records("end")), 1)
+    test.assertGreaterEqual(r.doc["host"]["wall"]["end_record_s"], 0)
+
+
+class DefaultProfile(unittest.TestCase):
+    """The default experiment on Debian's kernel: identity, phases, a real probe, the end."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-default-")
+        cls.r = bootlib.run(SHORT, workdir=cls.tmp.name)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_exit_ok_and_complete(self):
+        self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr)
+        assert_clean_end(self, self.r)
+        self.assertEqual(self.r.doc["verdict"], "ok")
+
+    def test_header_identity(self):
+        h = self.r.one("header")
+        k = h["kernel"]
+        # The kernel package is linux-image-6.1.0-N-amd64: its release must be that.
+        release = re.search(r"vmlinuz-(.+)$", bootlib.kernel()).group(1)
+        self.assertEqual(k["release"], release)
+        self.assertRegex(k["build_id"], r"^[0-9a-f]{40}$")
+        self.assertIn("initbench.duration=1", k["cmdline"])
+        self.assertTrue(k["btf"])
+        self.assertGreaterEqual(k["cpus_online"], 1)
+        self.assertGreater(k["memory_mb"], 256)
+        self.assertGreater(k["uptime_at_init_s"], 0)
+        self.assertRegex(h["run_id"], r"^[0-9a-f]{32}$")
+        self.assertEqual(h["config"]["values"]["profile"], "default")
+        self.assertEqual(h["config"]["sources"]["duration"], "cmdline")
+
+    def test_host_facts(self):
+        host = self.r.doc["host"]
+        self.assertEqual(host["accel"], "tcg")
+        self.assertRegex(host["kernel"]["sha256"], r"^[0-9a-f]{64}$")
+        self.assertRegex(host["image"]["sha256"], r"^[0-9a-f]{64}$")
+        self.assertIn("-kernel", host["qemu_argv"])
+
+    def test_phases(self):
+        phases = self.r.records("phase")
+        self.assertEqual([p["phase"] for p in phases], ["none", "fork"])
+        fork = phases[1]
+        self.assertGreater(fork["ops"], 10, "the fork load forked")
+        self.assertGreater(fork["metrics"]["ops_per_s"]["value"], 0)
+        self.assertEqual(fork["metrics"]["ops_per_s"]["agg"], "hmean")
+        self.assertGreater(fork["cpu"]["user_s"] + fork["cpu"]["sys_s"], 0)
+        self.assertGreater(len(fork["samples"]["ops_per_s"]), 1)
+
+    def test_funclat_probe_attached_with_fentry(self):
+        probes = {p["phase"]: p for p in self.r.records("probe")}
+        fork = probes["fork"]
+        self.assertTrue(fork["supported"], fork.get("reason"))
+        self.assertEqual(fork["function"], "kernel_clone")
+        self.assertEqual(fork["mechanism"], "fentry/fexit")
+        # Every fork the load counted went through kernel_clone while the probe was on.
+        ops = self.r.records("phase")[1]["ops"]
+        self.assertGreaterEqual(fork["count"], ops * 0.9)
+        self.assertGreater(fork["max"], 0)
+        self.assertEqual(sum(c for _, c in fork["log2"]), fork["count"])
+        lin = fork["linear"]
+        self.assertEqual(sum(lin["buckets"]) + lin["under"] + lin["over"], fork["count"])
+
+    def test_overhead_reported(self):
+        end = self.r.one("end")
+        self.assertGreater(end["overhead"]["init_to_first_phase_s"], 0)
+        self.assertLess(end["overhead"]["init_to_first_phase_s"], 5)
+
+    def test_parse_agrees_with_run(self):
+        code, doc = bootlib.parse(Path(self.tmp.name) / "console.log")
+        self.assertEqual(code, self.r.code)
+        self.assertEqual(doc["records"], self.r.doc["records"])
+        self.assertEqual(doc["log"]["status"], "complete")
+
+
+class BadParameters(unittest.TestCase):
+    """Each kind of bad parameter: an error record naming the key, the end record, and a
+    clean power-off — never a kernel panic."""
+
+    def check_rejected(self, param, key, reason_re):
+        r = bootlib.run(SHORT, param)
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        assert_clean_end(self, r)
+        errors = r.records("error")
+        self.assertTrue(errors, "an error record")
+        self.assertTrue(any(e.get("key", "").removeprefix("initbench.") == key and re.search(reason_re, e["reason"]) for e in errors), errors)
+        self.assertEqual(r.records("phase"), [], "nothing ran with a bad configuration")
+        self.assertEqual(r.one("end")["status"], "error")
+
+    def test_unknown_key(self):
+        self.check_rejected("initbench.duraton=3", "duraton", r"unknown key.*duration")
+
+    def test_malformed_number(self):
+        self.check_rejected("initbench.rounds=3x", "rounds", r"(number|integer)")
+
+    def test_out_of_range(self):
+        self.check_rejected("initbench.duration=999999", "duration", r"range|between|at most")
+
+    def test_unknown_profile(self):
+        self.check_rejected("initbench.profile=nosuch", "profile", r"default")
+
+
+class Watchdog(unittest.TestCase):
+    def test_timeout_ends_the_run(self):
+        r = bootlib.run("initbench.duration=60", "initbench.timeout=4", extra_args=["--timeout", "120"])
+        self.assertEqual(r.code, 4, r.stdout + r.stderr)
+        assert_clean_end(self, r)
+        errs = [e for e in r.records("error") if e.get("key") == "timeout"]
+        self.assertEqual(len(errs), 1)
+        self.assertEqual(r.one("end")["status"], "timeout")
+        # The guest powered off by itself well before the host's own timeout.
+        self.assertLess(r.doc["host"]["wall"]["total_s"], 90)
+
+
+class HostControl(unittest.TestCase):
+    """QEMU never outlives `initbench run`."""
+
+    def qemu_children(self, pid):
+        out = subprocess.run(["ps", "-o", "pid=,comm=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+        return [int(line.split()[0]) for line in out.splitlines() if "qemu" in line]
+
+    def test_sigterm_stops_qemu(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            p = subprocess.Popen([bootlib.INITBENCH, "run", "--kernel", bootlib.kernel(), "--image",
+                                  bootlib.IMAGE, "--accel", "tcg", "--out", f"{tmp}/r.json",
+                                  "--log", f"{tmp}/c.log", "--", "initbench.duration=60"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            qemu = []
+            for _ in range(100):
+                qemu = self.qemu_children(p.pid)
+                if qemu and os.path.getsize(f"{tmp}/c.log") > 0:
+                    break
+                time.sleep(0.1)
+            self.assertTrue(qemu, "QEMU started")
+            time.sleep(2)
+            p.send_signal(signal.SIGTERM)
+            p.wait(timeout=30)
+            self.assertEqual(p.returncode, 6)
+            for pid in qemu:
+                self.assertFalse(Path(f"/proc/{pid}").exists(), "QEMU is gone")
+            self.assertTrue(Path(f"{tmp}/r.json").exists(), "partial results saved")
+
+    def test_host_timeout(self):
+        r = bootlib.run("initbench.duration=60", extra_args=["--timeout", "12"])
+        self.assertEqual(r.code, 4)
+        self.assertEqual(r.doc["verdict"], "timeout")
+
+    def test_accel_auto_falls_back_or_works(self):
+        with tempfile.TemporaryDirectory() as cache:
+            os.environ["INITBENCH_CACHE"] = cache
+            try:
+                r = bootlib.run(SHORT, extra_args=["--accel", "auto"])
+            finally:
+                del os.environ["INITBENCH_CACHE"]
+        host = r.doc["host"]
+        if host["accel"] == "tcg":
+            self.assertIn("accel_note", host, "why KVM was not used")
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
