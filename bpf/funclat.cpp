@@ -69,25 +69,21 @@ public:
 private:
     void attach() {
         ncpus_ = static_cast<size_t>(std::max(1, libbpf_num_possible_cpus()));
-        FunctionAvailability where = find_kernel_function(fn_);
-        if (!where.in_btf && !where.in_kallsyms) {
-            reason_ = "function not found in BTF or kallsyms (absent, inlined or static in this kernel)";
+        std::string btf_error;
+        const bool in_btf = function_in_btf(fn_, btf_error);
+        if (in_btf && try_load(Mechanism::fentry))
+            return;
+        std::string fentry_reason = in_btf ? reason_ : btf_error.empty() ? "function not in BTF" : btf_error;
+        if (!function_in_kallsyms(fn_)) {
+            reason_ = in_btf ? "fentry: " + fentry_reason + "; kprobe: function not in kallsyms"
+                             : "function not found in BTF or kallsyms (absent, inlined or static in this kernel)";
             return;
         }
-        if (where.in_btf) {
-            if (try_load(Mechanism::fentry))
-                return;
-        } else {
-            reason_ = where.btf_error.empty() ? "function not in BTF" : where.btf_error;
+        if (try_load(Mechanism::kprobe)) {
+            reason_ = "fentry unavailable: " + fentry_reason;
+            return;
         }
-        if (where.in_kallsyms) {
-            std::string fentry_reason = reason_;
-            if (try_load(Mechanism::kprobe)) {
-                reason_ = "fentry unavailable: " + fentry_reason;
-                return;
-            }
-            reason_ = "fentry: " + fentry_reason + "; kprobe: " + reason_;
-        }
+        reason_ = "fentry: " + fentry_reason + "; kprobe: " + reason_;
     }
 
     bool try_load(Mechanism m) {

@@ -12,7 +12,7 @@
 namespace initbench {
 
 // "ffffffff81000000 T name\t[module]": a text symbol of that name.
-static bool in_kallsyms(const std::string& name) {
+bool function_in_kallsyms(const std::string& name) {
     auto text = read_file("/proc/kallsyms", 64 << 20);
     if (!text)
         return false;
@@ -24,17 +24,15 @@ static bool in_kallsyms(const std::string& name) {
     return false;
 }
 
-FunctionAvailability find_kernel_function(const std::string& name) {
-    FunctionAvailability a;
+bool function_in_btf(const std::string& name, std::string& error) {
     struct btf* btf = btf__load_vmlinux_btf();
     if (long err = libbpf_get_error(btf); err) {
-        a.btf_error = std::string("no kernel BTF: ") + std::strerror(static_cast<int>(-err));
-    } else {
-        a.in_btf = btf__find_by_name_kind(btf, name.c_str(), BTF_KIND_FUNC) > 0;
-        btf__free(btf);
+        error = std::string("no kernel BTF: ") + std::strerror(static_cast<int>(-err));
+        return false;
     }
-    a.in_kallsyms = in_kallsyms(name);
-    return a;
+    bool found = btf__find_by_name_kind(btf, name.c_str(), BTF_KIND_FUNC) > 0;
+    btf__free(btf);
+    return found;
 }
 
 } // namespace initbench

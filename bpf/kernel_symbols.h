@@ -6,12 +6,12 @@
 
 namespace initbench {
 
-struct FunctionAvailability {
-    bool in_btf = false;      // a BTF FUNC of that name: fentry/fexit can be tried
-    bool in_kallsyms = false; // a text symbol: kprobes can be tried
-    std::string btf_error;    // why BTF could not be read, if it could not
-};
+// A BTF FUNC of that name exists: fentry/fexit can be tried. `error` says why BTF could
+// not be read, if it could not.
+bool function_in_btf(const std::string& name, std::string& error);
 
-FunctionAvailability find_kernel_function(const std::string& name);
+// A text symbol of that name exists: kprobes can be tried. Reads all of /proc/kallsyms
+// (slow under TCG), so it is asked only when fentry is not possible.
+bool function_in_kallsyms(const std::string& name);
 
 } // namespace initbench

@@ -17,7 +17,9 @@ function(initbench_bpf_object stem)
   # The musl overlay has the uapi and libbpf headers without glibc's.
   add_custom_command(
     OUTPUT ${obj}
+    # BTF line info names source files: map the paths so the image does not depend on them.
     COMMAND ${BPF_CLANG} -g -O2 -target bpf -D__TARGET_ARCH_${BPF_TARGET_ARCH}
+            -ffile-prefix-map=${CMAKE_SOURCE_DIR}=. -ffile-prefix-map=${CMAKE_BINARY_DIR}=build
             -I${CMAKE_BINARY_DIR}/musl-overlay-include -I${CMAKE_SOURCE_DIR}
             -c ${src} -o ${obj}
     DEPENDS ${src} ${CMAKE_CURRENT_SOURCE_DIR}/${stem}.h

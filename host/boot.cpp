@@ -17,6 +17,13 @@ namespace fs = std::filesystem;
 // hosts /dev/kvm opens but guests hang in the firmware).
 constexpr double kKvmFirstOutputDeadline = 15;
 
+std::string last_line(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+        text.pop_back();
+    auto nl = text.rfind('\n');
+    return nl == std::string::npos ? text : text.substr(nl + 1);
+}
+
 std::string host_release() {
     utsname u{};
     ::uname(&u);
@@ -110,13 +117,15 @@ RunResult boot_and_collect(const RunOptions& o) {
     if (try_kvm) {
         spec.accel = Accel::kvm;
         attempt(o, spec, o.accel == AccelChoice::auto_ ? kKvmFirstOutputDeadline : 0, *a, log ? &*log : nullptr);
-        bool failed = a->child.end == ChildOutcome::End::no_output ||
-                      (a->child.exit_code > 0 && a->parser.result().records.empty());
-        if (o.accel == AccelChoice::auto_ && failed) {
-            accel_note = "tcg: KVM guest " +
-                         std::string(a->child.end == ChildOutcome::End::no_output ? "printed nothing in 15 s"
-                                                                                  : "failed to start") +
-                         "; fell back to TCG";
+        // KVM failed if the guest printed nothing: it hung, or QEMU died before the kernel
+        // started (-cpu host aborts on some hosts). Output means the kernel ran: its
+        // failures are the kernel's, not KVM's.
+        const auto& c = a->child;
+        bool hung = c.end == ChildOutcome::End::no_output;
+        bool died = c.first_output_s < 0 && c.end == ChildOutcome::End::exited && (c.exit_code != 0 || c.term_signal);
+        if (o.accel == AccelChoice::auto_ && (hung || died)) {
+            std::string why = hung ? "printed nothing in 15 s" : "QEMU failed: " + last_line(c.stderr_text);
+            accel_note = "tcg: KVM guest " + why + "; fell back to TCG";
             if (!o.cache_dir.empty()) {
                 fs::create_directories(o.cache_dir);
                 std::ofstream(kvm_verdict_file(o.cache_dir)) << accel_note << "\n";

@@ -81,7 +81,9 @@ public:
     }
 
     bool run(ExperimentTimes& times) {
+        const double t_probes = monotonic_seconds();
         probes_ = make_probes(config_);
+        times.probe_setup_s = monotonic_seconds() - t_probes;
         for (const auto& probe : probes_)
             if (!probe->supported())
                 console_.warning("probe " + probe->name(), probe->describe().value("reason", ""));

@@ -10,6 +10,7 @@ namespace initbench {
 
 struct ExperimentTimes {
     double first_phase_start = 0; // monotonic seconds
+    double probe_setup_s = 0;     // opening, loading and attaching the BPF probes
     double last_phase_end = 0;
 };
 

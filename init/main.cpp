@@ -44,8 +44,10 @@ void emit_header(Run& run, const nlohmann::json& config_json) {
 void finish(Run& run) {
     double now = monotonic_seconds();
     nlohmann::json overhead{{"run_s", now - run.start_mono}};
-    if (run.times.first_phase_start > 0)
+    if (run.times.first_phase_start > 0) {
         overhead["init_to_first_phase_s"] = run.times.first_phase_start - run.start_mono;
+        overhead["probe_setup_s"] = run.times.probe_setup_s;
+    }
     run.console.end({{"status", run.status}, {"overhead", overhead},
                      {"console_bytes", run.console.bytes_written()}});
 }

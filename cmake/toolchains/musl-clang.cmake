@@ -39,8 +39,10 @@ endforeach()
 set(_c_includes "-nostdinc -isystem ${_clang_inc} -isystem ${_root}/usr/include/${INITBENCH_TRIPLE} \
 -isystem ${_overlay}")
 set(_includes "-D_LIBCPP_HAS_MUSL_LIBC -nostdinc++ -isystem ${_llvm}/include/c++/v1 ${_c_includes}")
-set(CMAKE_C_FLAGS_INIT "${_c_includes} -ffunction-sections -fdata-sections")
-set(CMAKE_CXX_FLAGS_INIT "${_includes} -ffunction-sections -fdata-sections")
+# No build paths in the binary (__FILE__ in asserts): the image must be reproducible.
+set(_common "-ffunction-sections -fdata-sections -ffile-prefix-map=${CMAKE_SOURCE_DIR}=.")
+set(CMAKE_C_FLAGS_INIT "${_c_includes} ${_common}")
+set(CMAKE_CXX_FLAGS_INIT "${_includes} ${_common}")
 
 # Link with lld directly: the crt objects and archives in the order a static musl link needs.
 # --eh-frame-hdr is required or exceptions are never caught.

@@ -123,7 +123,7 @@ class BadParameters(unittest.TestCase):
         self.check_rejected("initbench.rounds=3x", "rounds", r"(number|integer)")
 
     def test_out_of_range(self):
-        self.check_rejected("initbench.duration=999999", "duration", r"range|between|at most")
+        self.check_rejected("initbench.rounds=5000", "rounds", r"range|between|at most")
 
     def test_unknown_profile(self):
         self.check_rejected("initbench.profile=nosuch", "profile", r"default")
@@ -150,14 +150,14 @@ class HostControl(unittest.TestCase):
 
     def test_sigterm_stops_qemu(self):
         with tempfile.TemporaryDirectory() as tmp:
-            p = subprocess.Popen([bootlib.INITBENCH, "run", "--kernel", bootlib.kernel(), "--image",
-                                  bootlib.IMAGE, "--accel", "tcg", "--out", f"{tmp}/r.json",
-                                  "--log", f"{tmp}/c.log", "--", "initbench.duration=60"],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            cmd = [bootlib.INITBENCH, "run", "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE,
+                   "--accel", "tcg", "--out", f"{tmp}/r.json", "--log", f"{tmp}/c.log", "--",
+                   "initbench.duration=60"]
+            p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             qemu = []
             for _ in range(100):
                 qemu = self.qemu_children(p.pid)
-                if qemu and os.path.getsize(f"{tmp}/c.log") > 0:
+                if qemu and os.path.exists(f"{tmp}/c.log") and os.path.getsize(f"{tmp}/c.log") > 0:
                     break
                 time.sleep(0.1)
             self.assertTrue(qemu, "QEMU started")

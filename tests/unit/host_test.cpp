@@ -1,0 +1,739 @@
+// Unit tests of the host CLI's library (host/): verdicts, the QEMU command line, the
+// initramfs writer, the child runner and file hashing. No QEMU and no kernel needed.
+#include "common/logparse.h"
+#include "common/record.h"
+#include "host/cpio_archive.h"
+#include "host/hash.h"
+#include "host/process.h"
+#include "host/qemu.h"
+#include "host/results.h"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <stdexcept>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+namespace initbench {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using End = ChildOutcome::End;
+
+// ---- helpers -----------------------------------------------------------------------
+
+// A scratch directory, removed with everything in it at the end of the test.
+class TempDir {
+public:
+    TempDir() {
+        std::string tmpl = (fs::temp_directory_path() / "ib-host-test-XXXXXX").string();
+        if (!::mkdtemp(tmpl.data()))
+            throw std::runtime_error("mkdtemp failed");
+        path_ = tmpl;
+    }
+    ~TempDir() { fs::remove_all(path_); }
+    std::string file(const std::string& name, const std::string& content) const {
+        std::string p = (path_ / name).string();
+        std::ofstream(p, std::ios::binary) << content;
+        return p;
+    }
+    std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+private:
+    fs::path path_;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+    return haystack.find(needle) != std::string::npos;
+}
+
+// ---- results: judge(), results_document(), human_summary() --------------------------
+
+const json kHeader = {{"type", "header"},
+                      {"run_id", "0123abcd"},
+                      {"kernel", {{"release", "6.1.0-99-test"}, {"build_id", "feedface"}}},
+                      {"config", {{"values", {{"profile", "smoke"}}}}}};
+
+json phase(const std::string& name) {
+    return {{"type", "phase"}, {"phase", name}, {"round", 0},
+            {"metrics", {{"ops_per_s", {{"value", 42.5}, {"unit", "forks/s"}}}}}};
+}
+
+// A run as init writes it: header, one record per phase, `extra` records, then (optionally)
+// the end record with `end_status`.
+std::string run_log(const std::vector<json>& extra = {}, const char* end_status = "ok", bool with_end = true) {
+    RecordWriter w;
+    std::string log = "[    0.000000] Linux version 6.1.0-99-test\n" + w.line(kHeader);
+    for (const char* name : {"idle", "fork"})
+        log += w.line(phase(name));
+    for (const auto& r : extra)
+        log += w.line(r);
+    if (with_end)
+        log += w.end_line({{"status", end_status}});
+    return log + "reboot: Power down\n";
+}
+
+ChildOutcome child(End end, int exit_code = 0) {
+    ChildOutcome c;
+    c.end = end;
+    c.exit_code = exit_code;
+    return c;
+}
+
+const json kError = {{"type", "error"}, {"what", "probe funclat"}, {"reason", "attach failed"}};
+
+// A one-byte change inside the JSON of the second record keeps the frame readable but
+// breaks its CRC.
+std::string corrupted(std::string log) {
+    size_t at = log.find("\"idle\"");
+    log[at + 1] = 'I';
+    return log;
+}
+
+struct JudgeCase {
+    const char* name;
+    std::string log;
+    std::optional<ChildOutcome> child;
+    LogStatus expect_status; // of the parsed log: guards that the input means what we think
+    int exit_code;
+    const char* verdict;
+};
+
+TEST(Judge, EveryVerdict) {
+    const std::string panic = "[    3.1] Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100\n";
+    ChildOutcome spawn = child(End::spawn_failed, -1);
+    spawn.error = "qemu-system-x86_64: No such file or directory";
+    ChildOutcome interrupted = child(End::interrupted, -1);
+    interrupted.term_signal = SIGINT;
+
+    const std::vector<JudgeCase> cases = {
+        {"complete", run_log(), std::nullopt, LogStatus::complete, kExitOk, "ok"},
+        {"complete, QEMU exited", run_log(), child(End::exited), LogStatus::complete, kExitOk, "ok"},
+        {"error record", run_log({kError}), std::nullopt, LogStatus::complete, kExitErrors, "errors"},
+        {"end status error", run_log({}, "error"), std::nullopt, LogStatus::complete, kExitErrors, "errors"},
+        {"no records", "Linux version 6.1\nno init found\n", std::nullopt, LogStatus::no_records,
+         kExitBootFailure, "boot-failure"},
+        {"empty log", "", std::nullopt, LogStatus::no_records, kExitBootFailure, "boot-failure"},
+        {"QEMU did not start", "", spawn, LogStatus::no_records, kExitBootFailure, "boot-failure"},
+        {"panic after records", run_log({}, "ok", false) + panic, std::nullopt, LogStatus::incomplete,
+         kExitBootFailure, "boot-failure"},
+        {"panic, complete records", panic + run_log(), std::nullopt, LogStatus::complete, kExitBootFailure,
+         "boot-failure"},
+        {"host timeout", run_log({}, "ok", false), child(End::timeout, -1), LogStatus::incomplete, kExitTimeout,
+         "timeout"},
+        {"guest watchdog", run_log({kError}, "timeout"), child(End::exited), LogStatus::complete, kExitTimeout,
+         "timeout"},
+        {"incomplete", run_log({}, "ok", false), std::nullopt, LogStatus::incomplete, kExitBadOutput,
+         "incomplete"},
+        {"incomplete, QEMU exited", run_log({}, "ok", false), child(End::exited), LogStatus::incomplete,
+         kExitBadOutput, "incomplete"},
+        {"crc mismatch", corrupted(run_log()), std::nullopt, LogStatus::corrupt, kExitBadOutput, "corrupt"},
+        {"interrupted", run_log({}, "ok", false), interrupted, LogStatus::incomplete, kExitInterrupted,
+         "interrupted"},
+        {"interrupted beats complete", run_log(), interrupted, LogStatus::complete, kExitInterrupted,
+         "interrupted"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.name);
+        const ParsedLog log = parse_log(c.log);
+        ASSERT_EQ(to_string(log.status), to_string(c.expect_status));
+        const Verdict v = judge(log, c.child);
+        EXPECT_EQ(v.exit_code, c.exit_code);
+        EXPECT_EQ(v.name, c.verdict);
+        EXPECT_FALSE(v.reason.empty());
+    }
+}
+
+TEST(Judge, ReasonsSayWhy) {
+    ChildOutcome spawn = child(End::spawn_failed, -1);
+    spawn.error = "exec qemu-system-x86_64: No such file or directory";
+    EXPECT_TRUE(contains(judge(parse_log(""), spawn).reason, "No such file"));
+
+    const std::string panic = "Kernel panic - not syncing: VFS: Unable to mount root fs\n";
+    EXPECT_TRUE(contains(judge(parse_log(panic), std::nullopt).reason, "Unable to mount root fs"));
+
+    ChildOutcome failed = child(End::exited, 1);
+    failed.stderr_text = "qemu: could not load kernel";
+    EXPECT_TRUE(contains(judge(parse_log("garbage\n"), failed).reason, "could not load kernel"));
+
+    ChildOutcome interrupted = child(End::interrupted, -1);
+    interrupted.term_signal = SIGTERM;
+    EXPECT_TRUE(contains(judge(parse_log(run_log()), interrupted).reason, std::to_string(SIGTERM)));
+}
+
+// Records that arrive whole are still input from a wire (a different initbench version, a
+// hand-made log): the host must not crash or throw on unexpected shapes.
+TEST(Judge, OddButWellFramedRecordsDoNotThrow) {
+    GTEST_SKIP() << "BUG: judge() and human_summary() crash or throw on well-framed records of an "
+                    "unexpected shape (see the comment below and the report)";
+    // BUG: host/results.cpp human_summary(): `(*h)["kernel"]` is the const operator[] of
+    // nlohmann::json on a key that may be absent (undefined behaviour; with NDEBUG it reads
+    // end()->second), and json::value() throws type_error when a field has another type
+    // ("round": "1", "status": 7, a metric that is not an object). judge() has the same
+    // throw on `end->value("status", "")`. main.cpp then reports exit code 2 (usage) after
+    // the results file was already written with another exit code.
+    const std::vector<json> odd = {
+        {{"type", "header"}, {"run_id", 7}},                                   // no "kernel"
+        {{"type", "phase"}, {"phase", "idle"}, {"round", "1"}, {"metrics", {{"x", 3}}}},
+        {{"type", "probe"}, {"probe", "funclat"}, {"supported", true}, {"avg", "n/a"}},
+        {{"type", "error"}, {"what", 1}, {"reason", nullptr}},
+    };
+    RecordWriter w;
+    std::string text;
+    for (const auto& r : odd)
+        text += w.line(r);
+    text += w.end_line({{"status", 7}});
+    const ParsedLog log = parse_log(text);
+    ASSERT_EQ(log.status, LogStatus::complete);
+    Verdict v;
+    EXPECT_NO_THROW(v = judge(log, std::nullopt));
+    EXPECT_NO_THROW(human_summary(log, v));
+}
+
+TEST(ResultsDocument, CarriesRecordsVerdictLogAndHost) {
+    const ParsedLog log = parse_log(run_log({kError}));
+    const Verdict v = judge(log, std::nullopt);
+    const json host = {{"source", "console.log"}, {"qemu", {{"accel", "tcg"}}}};
+    const json doc = results_document(log, v, host);
+
+    EXPECT_EQ(doc["verdict"], "errors");
+    EXPECT_EQ(doc["exit_code"], kExitErrors);
+    EXPECT_EQ(doc["reason"], v.reason);
+    EXPECT_EQ(doc["host"], host);
+    EXPECT_EQ(doc["log"], log.summary_json());
+    EXPECT_EQ(doc["log"]["status"], "complete");
+
+    ASSERT_TRUE(doc["records"].is_array());
+    std::vector<std::string> types;
+    for (const auto& r : doc["records"])
+        types.push_back(r["type"]);
+    EXPECT_EQ(types, (std::vector<std::string>{"header", "phase", "phase", "error", "end"}));
+    EXPECT_EQ(doc["records"][1]["phase"], "idle");
+    EXPECT_EQ(doc["records"][2]["phase"], "fork");
+    EXPECT_EQ(doc["records"][0], log.records[0].json);
+}
+
+TEST(ResultsDocument, EmptyLog) {
+    const ParsedLog log = parse_log("");
+    const json doc = results_document(log, judge(log, std::nullopt), json::object());
+    EXPECT_EQ(doc["verdict"], "boot-failure");
+    EXPECT_EQ(doc["exit_code"], kExitBootFailure);
+    EXPECT_EQ(doc["records"], json::array());
+    EXPECT_EQ(doc["log"]["status"], "no-records");
+}
+
+TEST(HumanSummary, NamesKernelPhasesAndVerdict) {
+    const ParsedLog log = parse_log(run_log({kError}));
+    const std::string s = human_summary(log, judge(log, std::nullopt));
+    for (const char* want : {"6.1.0-99-test", "feedface", "0123abcd", "smoke", "idle", "fork", "forks/s",
+                             "probe funclat", "attach failed", "errors"})
+        EXPECT_TRUE(contains(s, want)) << "missing \"" << want << "\" in:\n" << s;
+    EXPECT_LT(s.find("idle"), s.find("fork")); // in record order
+    EXPECT_TRUE(contains(s.substr(s.rfind("result")), "errors"));
+}
+
+TEST(HumanSummary, WithoutHeader) {
+    const ParsedLog log = parse_log("");
+    const std::string s = human_summary(log, judge(log, std::nullopt));
+    EXPECT_TRUE(contains(s, "boot-failure"));
+    EXPECT_FALSE(contains(s, "kernel  "));
+}
+
+// ---- qemu: the argument vector -----------------------------------------------------
+
+// The element after `flag`, or "" when the flag is absent or last.
+std::string arg_after(const std::vector<std::string>& argv, const std::string& flag) {
+    auto it = std::find(argv.begin(), argv.end(), flag);
+    return it == argv.end() || it + 1 == argv.end() ? "" : *(it + 1);
+}
+
+bool has_pair(const std::vector<std::string>& argv, const std::string& a, const std::string& b) {
+    for (size_t i = 0; i + 1 < argv.size(); i++)
+        if (argv[i] == a && argv[i + 1] == b)
+            return true;
+    return false;
+}
+
+bool has(const std::vector<std::string>& argv, const std::string& a) {
+    return std::find(argv.begin(), argv.end(), a) != argv.end();
+}
+
+BootSpec spec(const std::string& arch) {
+    BootSpec s;
+    s.arch = arch;
+    s.kernel = "/boot/vmlinuz";
+    s.image = "/tmp/initbench.cpio.gz";
+    s.cpus = 2;
+    s.memory_mb = 768;
+    return s;
+}
+
+TEST(QemuArgv, X86_64Tcg) {
+    const auto argv = qemu_argv(spec("x86_64"));
+    ASSERT_FALSE(argv.empty());
+    EXPECT_EQ(argv[0], "qemu-system-x86_64");
+    EXPECT_TRUE(has_pair(argv, "-accel", "tcg"));
+    EXPECT_TRUE(has_pair(argv, "-cpu", "max"));
+    EXPECT_TRUE(has(argv, "-no-reboot"));
+    EXPECT_FALSE(has(argv, "-icount"));
+    EXPECT_FALSE(has(argv, "-machine"));
+    EXPECT_EQ(arg_after(argv, "-kernel"), "/boot/vmlinuz");
+    EXPECT_EQ(arg_after(argv, "-initrd"), "/tmp/initbench.cpio.gz");
+    EXPECT_EQ(arg_after(argv, "-smp"), "2");
+    EXPECT_EQ(arg_after(argv, "-m"), "768");
+    EXPECT_EQ(arg_after(argv, "-serial"), "stdio");
+    const std::string append = arg_after(argv, "-append");
+    EXPECT_TRUE(contains(append, "console=ttyS0"));
+    EXPECT_FALSE(contains(append, "ttyAMA0"));
+    EXPECT_TRUE(contains(" " + append + " ", " panic=-1 "));
+}
+
+TEST(QemuArgv, Aarch64Tcg) {
+    const auto argv = qemu_argv(spec("aarch64"));
+    ASSERT_FALSE(argv.empty());
+    EXPECT_EQ(argv[0], "qemu-system-aarch64");
+    EXPECT_TRUE(has_pair(argv, "-machine", "virt"));
+    EXPECT_TRUE(has_pair(argv, "-accel", "tcg"));
+    EXPECT_TRUE(has_pair(argv, "-cpu", "max"));
+    EXPECT_TRUE(has(argv, "-no-reboot"));
+    const std::string append = arg_after(argv, "-append");
+    EXPECT_TRUE(contains(append, "console=ttyAMA0"));
+    EXPECT_FALSE(contains(append, "ttyS0"));
+    EXPECT_TRUE(contains(" " + append + " ", " panic=-1 "));
+    EXPECT_EQ(serial_console("aarch64"), "ttyAMA0");
+    EXPECT_EQ(serial_console("x86_64"), "ttyS0");
+}
+
+TEST(QemuArgv, Kvm) {
+    for (const char* arch : {"x86_64", "aarch64"}) {
+        SCOPED_TRACE(arch);
+        BootSpec s = spec(arch);
+        s.accel = Accel::kvm;
+        const auto argv = qemu_argv(s);
+        EXPECT_TRUE(has_pair(argv, "-accel", "kvm"));
+        EXPECT_TRUE(has_pair(argv, "-cpu", "host"));
+        EXPECT_FALSE(has(argv, "tcg"));
+        EXPECT_FALSE(has(argv, "max"));
+    }
+}
+
+TEST(QemuArgv, Icount) {
+    BootSpec s = spec("x86_64");
+    s.icount = true;
+    const auto argv = qemu_argv(s);
+    EXPECT_TRUE(has_pair(argv, "-accel", "tcg"));
+    EXPECT_TRUE(has_pair(argv, "-icount", "shift=4,align=off,sleep=off"));
+    EXPECT_TRUE(has_pair(argv, "-cpu", "max"));
+}
+
+TEST(QemuArgv, ParamsArriveUnchangedInOneElement) {
+    const std::vector<std::string> params = {"initbench.profile=smoke",
+                                             "initbench.cmd=echo \"a b\"; ls 'x y' $HOME `id` | cat",
+                                             "quiet"};
+    BootSpec plain = spec("x86_64");
+    BootSpec s = plain;
+    s.params = params;
+    s.kernel = "/path with spaces/bzImage";
+    const auto argv = qemu_argv(s);
+    EXPECT_EQ(argv.size(), qemu_argv(plain).size()); // no extra elements: nothing was split
+    EXPECT_EQ(arg_after(argv, "-kernel"), "/path with spaces/bzImage");
+    const std::string append = arg_after(argv, "-append");
+    std::string tail;
+    for (const auto& p : params)
+        tail += " " + p;
+    ASSERT_GE(append.size(), tail.size());
+    EXPECT_EQ(append.substr(append.size() - tail.size()), tail);
+    EXPECT_EQ(kernel_cmdline(s), append);
+}
+
+// ---- cpio_archive: the manifest and the archive --------------------------------------
+
+TEST(Manifest, EveryLineKind) {
+    const auto entries = parse_manifest(
+        "# initbench image\n"
+        "\n"
+        "dir /dev 0755\n"
+        "   dir   proc   555   # trailing comment\n"
+        "file /init 0755 /build/initbench-init\n"
+        "slink /bin/sh busybox\n"
+        "nod /dev/console 0600 c 5 1\n");
+    ASSERT_EQ(entries.size(), 5u);
+    using K = CpioEntry::Kind;
+    EXPECT_EQ(entries[0].kind, K::dir);
+    EXPECT_EQ(entries[0].path, "dev");
+    EXPECT_EQ(entries[0].mode, 0755u);
+    EXPECT_EQ(entries[1].path, "proc");
+    EXPECT_EQ(entries[1].mode, 0555u);
+    EXPECT_EQ(entries[2].kind, K::file);
+    EXPECT_EQ(entries[2].path, "init");
+    EXPECT_EQ(entries[2].source, "/build/initbench-init");
+    EXPECT_EQ(entries[3].kind, K::symlink);
+    EXPECT_EQ(entries[3].path, "bin/sh");
+    EXPECT_EQ(entries[3].source, "busybox");
+    EXPECT_EQ(entries[3].mode, 0777u);
+    EXPECT_EQ(entries[4].kind, K::chardev);
+    EXPECT_EQ(entries[4].path, "dev/console");
+    EXPECT_EQ(entries[4].mode, 0600u);
+    EXPECT_EQ(entries[4].major, 5u);
+    EXPECT_EQ(entries[4].minor, 1u);
+    EXPECT_TRUE(parse_manifest("# only a comment\n\n   \n").empty());
+}
+
+// Expects parse_manifest to throw a std::runtime_error that names `line`.
+void expect_malformed(const std::string& text, int line) {
+    SCOPED_TRACE(text);
+    try {
+        parse_manifest(text);
+        ADD_FAILURE() << "no exception";
+    } catch (const std::runtime_error& e) {
+        EXPECT_TRUE(contains(e.what(), "line " + std::to_string(line))) << e.what();
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << "not a std::runtime_error: " << e.what();
+    }
+}
+
+TEST(Manifest, MalformedLinesNameTheLine) {
+    const std::string ok = "# header\ndir /dev 0755\n";
+    for (const char* bad : {"dir", "dir /x", "file /x 0644", "file /x", "slink /x", "nod /dev/null 0666 c 1",
+                            "nod /dev/null 0666 b 1 3", "nod /dev/null 0666 c one 3", "pipe /x 0644",
+                            "dir / 0755"})
+        expect_malformed(ok + bad + "\n", 3);
+}
+
+TEST(Manifest, BadModesNameTheLine) {
+    GTEST_SKIP() << "BUG: parse_manifest() does not validate MODE";
+    // BUG: host/cpio_archive.cpp parse_manifest(): the mode is converted after the checks with
+    // std::stoul(mode, nullptr, 8): "rwx" throws std::invalid_argument (not runtime_error, no
+    // line number), "0968" silently becomes 0, "0100755" smuggles file-type bits into the
+    // mode that write_cpio_gz() ORs with S_IFDIR/S_IFREG.
+    const std::string ok = "dir /dev 0755\n";
+    for (const char* bad : {"dir /x rwx", "file /x 0968 /src", "dir /x 0100755", "nod /x -1 c 1 3"})
+        expect_malformed(ok + bad + "\n", 2);
+}
+
+// One entry of a newc archive, read back by hand (not with libarchive, which wrote it).
+struct NewcEntry {
+    std::string name;
+    unsigned long ino, mode, uid, gid, nlink, mtime, devmajor, devminor, rdevmajor, rdevminor, check;
+    std::string data;
+};
+
+std::string gunzip(const std::string& gz) {
+    z_stream z{};
+    EXPECT_EQ(inflateInit2(&z, 16 + MAX_WBITS), Z_OK); // gzip wrapper only
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+    z.avail_in = static_cast<uInt>(gz.size());
+    std::string out;
+    char buf[1 << 15];
+    int rc;
+    do {
+        z.next_out = reinterpret_cast<Bytef*>(buf);
+        z.avail_out = sizeof buf;
+        rc = inflate(&z, Z_NO_FLUSH);
+        out.append(buf, sizeof buf - z.avail_out);
+    } while (rc == Z_OK);
+    EXPECT_EQ(rc, Z_STREAM_END);
+    EXPECT_EQ(z.avail_in, 0u) << "bytes after the gzip stream";
+    inflateEnd(&z);
+    return out;
+}
+
+std::vector<NewcEntry> read_newc(const std::string& cpio) {
+    std::vector<NewcEntry> out;
+    auto pad4 = [](size_t n) { return (n + 3) & ~size_t(3); };
+    size_t pos = 0;
+    for (;;) {
+        if (pos + 110 > cpio.size()) {
+            ADD_FAILURE() << "truncated header at " << pos;
+            return out;
+        }
+        if (cpio.compare(pos, 6, "070701") != 0) {
+            ADD_FAILURE() << "bad magic at " << pos;
+            return out;
+        }
+        unsigned long f[13];
+        for (int i = 0; i < 13; i++)
+            f[i] = std::stoul(cpio.substr(pos + 6 + 8 * i, 8), nullptr, 16);
+        NewcEntry e{"", f[0], f[1], f[2], f[3], f[4], f[5], f[7], f[8], f[9], f[10], f[12], ""};
+        const size_t namesize = f[11], filesize = f[6];
+        e.name = cpio.substr(pos + 110, namesize - 1);
+        EXPECT_EQ(cpio[pos + 110 + namesize - 1], '\0');
+        pos = pad4(pos + 110 + namesize);
+        e.data = cpio.substr(pos, filesize);
+        pos = pad4(pos + filesize);
+        if (e.name == "TRAILER!!!")
+            return out;
+        out.push_back(std::move(e));
+    }
+}
+
+TEST(CpioArchive, ReproducibleNewcGzip) {
+    TempDir tmp;
+    const std::string init_bytes = std::string("\x7f" "ELF fake init\0with a NUL", 24);
+    const std::string init_src = tmp.file("init-src", init_bytes);
+    const std::string conf_src = tmp.file("conf-src", "profile=smoke\n"); // 14 bytes: needs padding
+    std::vector<CpioEntry> entries = parse_manifest("dir /dev 0755\n"
+                                                    "nod /dev/console 0600 c 5 1\n"
+                                                    "dir /bin 0755\n"
+                                                    "slink /bin/sh busybox\n"
+                                                    "file /etc/initbench.conf 0644 " + conf_src + "\n"
+                                                    "dir /etc 0755\n"
+                                                    "file /init 0755 " + init_src + "\n");
+    write_cpio_gz(entries, tmp / "a.cpio.gz");
+    // Same entries in another order, later, from a source with another mtime, to another name.
+    std::reverse(entries.begin(), entries.end());
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    fs::last_write_time(init_src, fs::last_write_time(init_src) - std::chrono::hours(24));
+    write_cpio_gz(entries, tmp / "b-other-name.cpio.gz");
+
+    const std::string a = slurp(tmp / "a.cpio.gz"), b = slurp(tmp / "b-other-name.cpio.gz");
+    ASSERT_GT(a.size(), 18u);
+    EXPECT_TRUE(a == b) << "archives differ: not reproducible";
+
+    // gzip header: magic, deflate, MTIME (bytes 4..7) zero, and no original file name.
+    EXPECT_EQ(static_cast<unsigned char>(a[0]), 0x1f);
+    EXPECT_EQ(static_cast<unsigned char>(a[1]), 0x8b);
+    EXPECT_EQ(a[2], 8);
+    EXPECT_EQ(a.substr(4, 4), std::string(4, '\0'));
+    EXPECT_EQ(a[3] & 0x08, 0) << "FNAME set: the output name is in the archive";
+
+    const auto files = read_newc(gunzip(a));
+    std::vector<std::string> names;
+    for (const auto& e : files)
+        names.push_back(e.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"bin", "bin/sh", "dev", "dev/console", "etc",
+                                                "etc/initbench.conf", "init"}));
+    std::map<std::string, NewcEntry> by_name;
+    for (const auto& e : files) {
+        SCOPED_TRACE(e.name);
+        EXPECT_EQ(e.mtime, 0u);
+        EXPECT_EQ(e.uid, 0u);
+        EXPECT_EQ(e.gid, 0u);
+        EXPECT_EQ(e.devmajor, 0u);
+        EXPECT_EQ(e.devminor, 0u);
+        EXPECT_EQ(e.check, 0u);
+        by_name[e.name] = e;
+    }
+    for (size_t i = 0; i < files.size(); i++)
+        EXPECT_EQ(files[i].ino, i + 1) << files[i].name; // sequential in path order
+
+    EXPECT_EQ(by_name["dev"].mode, unsigned(S_IFDIR | 0755));
+    EXPECT_EQ(by_name["init"].mode, unsigned(S_IFREG | 0755));
+    EXPECT_EQ(by_name["init"].data, init_bytes);
+    EXPECT_EQ(by_name["etc/initbench.conf"].mode, unsigned(S_IFREG | 0644));
+    EXPECT_EQ(by_name["etc/initbench.conf"].data, "profile=smoke\n");
+    EXPECT_EQ(by_name["bin/sh"].mode, unsigned(S_IFLNK | 0777));
+    EXPECT_EQ(by_name["bin/sh"].data, "busybox");
+    const NewcEntry& console = by_name["dev/console"];
+    EXPECT_EQ(console.mode, unsigned(S_IFCHR | 0600));
+    EXPECT_EQ(console.rdevmajor, 5u);
+    EXPECT_EQ(console.rdevminor, 1u);
+    EXPECT_EQ(console.data, "");
+}
+
+TEST(CpioArchive, MissingSourceThrows) {
+    TempDir tmp;
+    std::vector<CpioEntry> entries = parse_manifest("file /init 0755 " + (tmp / "does-not-exist") + "\n");
+    EXPECT_THROW(write_cpio_gz(entries, tmp / "x.cpio.gz"), std::runtime_error);
+    EXPECT_THROW(write_cpio_gz({}, tmp / "no-such-dir/x.cpio.gz"), std::runtime_error);
+}
+
+// ---- process: run_child() -------------------------------------------------------------
+
+ChildRun sh(const std::string& script, double timeout_s = 20) {
+    ChildRun r;
+    r.argv = {"/bin/sh", "-c", script};
+    r.timeout_s = timeout_s;
+    return r;
+}
+
+// True once `pid` no longer runs (gone, or a zombie left to someone else to reap).
+bool gone_within(pid_t pid, double seconds) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    do {
+        if (::kill(pid, 0) != 0 && errno == ESRCH)
+            return true;
+        std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+        auto paren = stat.rfind(')');
+        if (paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z')
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    } while (std::chrono::steady_clock::now() < until);
+    return false;
+}
+
+TEST(RunChild, ExitedWithOutput) {
+    std::string got;
+    ChildRun r = sh("echo hello; echo world");
+    r.on_output = [&](std::string_view s) {
+        got += s;
+        return false;
+    };
+    const ChildOutcome o = run_child(r);
+    EXPECT_EQ(o.end, End::exited);
+    EXPECT_EQ(o.exit_code, 0);
+    EXPECT_EQ(got, "hello\nworld\n");
+    EXPECT_GE(o.first_output_s, 0);
+    EXPECT_LT(o.complete_s, 0);
+    EXPECT_LT(o.wall_s, 10);
+}
+
+TEST(RunChild, ExitCodeAndStderr) {
+    const ChildOutcome o = run_child(sh("echo to-stderr >&2; exit 3"));
+    EXPECT_EQ(o.end, End::exited);
+    EXPECT_EQ(o.exit_code, 3);
+    EXPECT_EQ(o.stderr_text, "to-stderr\n");
+    EXPECT_LT(o.first_output_s, 0); // nothing on stdout
+}
+
+TEST(RunChild, StderrKeepsTheLast8KiB) {
+    const ChildOutcome o = run_child(sh("i=0; while [ $i -lt 2000 ]; do echo line-$i >&2; i=$((i+1)); done"));
+    EXPECT_EQ(o.exit_code, 0);
+    EXPECT_EQ(o.stderr_text.size(), 8192u);
+    EXPECT_TRUE(o.stderr_text.ends_with("line-1999\n"));
+}
+
+TEST(RunChild, TimeoutKillsTheChild) {
+    std::string got;
+    ChildRun r = sh("echo $$; exec sleep 100", 1);
+    r.on_output = [&](std::string_view s) {
+        got += s;
+        return false;
+    };
+    const ChildOutcome o = run_child(r);
+    EXPECT_EQ(o.end, End::timeout);
+    EXPECT_GE(o.wall_s, 0.9);
+    EXPECT_LT(o.wall_s, 5);
+    const pid_t pid = std::atoi(got.c_str());
+    ASSERT_GT(pid, 1);
+    errno = 0;
+    EXPECT_EQ(::kill(pid, 0), -1);
+    EXPECT_EQ(errno, ESRCH);
+}
+
+TEST(RunChild, TimeoutKillsTheWholeGroup) {
+    std::string got;
+    ChildRun r = sh("sleep 100 & echo $!; wait", 1);
+    r.on_output = [&](std::string_view s) {
+        got += s;
+        return false;
+    };
+    const ChildOutcome o = run_child(r);
+    EXPECT_EQ(o.end, End::timeout);
+    const pid_t grandchild = std::atoi(got.c_str());
+    ASSERT_GT(grandchild, 1);
+    EXPECT_TRUE(gone_within(grandchild, 3));
+}
+
+TEST(RunChild, TimeoutHoldsWhenTheChildClosesItsOutput) {
+    GTEST_SKIP() << "BUG: run_child() waits without a deadline once stdout and stderr are closed";
+    // BUG: host/process.cpp run_child(): the poll loop runs only `while (out_open ||
+    // err_open)`; a child that closes (or redirects) stdout and stderr but keeps running is
+    // then waited for with a blocking waitpid(pid, &status, 0), so timeout_s is not enforced.
+    const ChildOutcome o = run_child(sh("exec >/dev/null 2>&1; sleep 4", 1));
+    EXPECT_EQ(o.end, End::timeout);
+    EXPECT_LT(o.wall_s, 3);
+}
+
+TEST(RunChild, NoFirstOutput) {
+    ChildRun r = sh("exec sleep 100");
+    r.first_output_deadline_s = 0.5;
+    r.on_output = [](std::string_view) { return false; };
+    const ChildOutcome o = run_child(r);
+    EXPECT_EQ(o.end, End::no_output);
+    EXPECT_LT(o.first_output_s, 0);
+    EXPECT_GE(o.wall_s, 0.4);
+    EXPECT_LT(o.wall_s, 5);
+}
+
+TEST(RunChild, OutputBeforeTheFirstOutputDeadlineIsFine) {
+    ChildRun r = sh("echo early; sleep 1; echo late");
+    r.first_output_deadline_s = 0.5;
+    const ChildOutcome o = run_child(r);
+    EXPECT_EQ(o.end, End::exited);
+    EXPECT_EQ(o.exit_code, 0);
+}
+
+TEST(RunChild, LingeringAfterCompleteOutput) {
+    ChildRun r = sh("echo $$; echo done; sleep 100");
+    r.exit_grace_s = 0.5;
+    std::string got;
+    r.on_output = [&](std::string_view s) {
+        got += s;
+        return contains(got, "done\n");
+    };
+    const ChildOutcome o = run_child(r);
+    EXPECT_EQ(o.end, End::lingered);
+    EXPECT_GE(o.complete_s, 0);
+    EXPECT_LT(o.wall_s, 5);
+    const pid_t pid = std::atoi(got.c_str());
+    ASSERT_GT(pid, 1);
+    EXPECT_TRUE(gone_within(pid, 1));
+}
+
+TEST(RunChild, CompleteAndExitingIsExited) {
+    ChildRun r = sh("echo done");
+    r.exit_grace_s = 5;
+    r.on_output = [](std::string_view) { return true; };
+    const ChildOutcome o = run_child(r);
+    EXPECT_EQ(o.end, End::exited);
+    EXPECT_EQ(o.exit_code, 0);
+    EXPECT_GE(o.complete_s, 0);
+}
+
+TEST(RunChild, MissingProgram) {
+    ChildRun r;
+    r.argv = {"/nonexistent/initbench-no-such-program", "-x"};
+    r.timeout_s = 10;
+    const ChildOutcome o = run_child(r);
+    EXPECT_TRUE(o.end == End::spawn_failed || o.exit_code == 127);
+    const std::string text = o.error + o.stderr_text;
+    EXPECT_TRUE(contains(text, "initbench-no-such-program")) << text;
+    EXPECT_TRUE(contains(text, "No such file")) << text;
+}
+
+// A SIGTERM for us while the child runs stops the child and is reported, not fatal.
+TEST(RunChild, SignalInterrupts) {
+    const ChildOutcome o = run_child(sh("kill -TERM $PPID; exec sleep 100", 10));
+    EXPECT_EQ(o.end, End::interrupted);
+    EXPECT_EQ(o.term_signal, SIGTERM);
+    EXPECT_LT(o.wall_s, 5);
+}
+
+// ---- hash ---------------------------------------------------------------------------
+
+TEST(Sha256File, KnownDigests) {
+    TempDir tmp;
+    EXPECT_EQ(sha256_file(tmp.file("abc", "abc")),
+              "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(sha256_file(tmp.file("empty", "")),
+              "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    // Larger than the 64 KiB read buffer: 1,000,000 x 'a' (FIPS 180-2 test vector).
+    EXPECT_EQ(sha256_file(tmp.file("million", std::string(1000000, 'a'))),
+              "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Sha256File, MissingFileThrows) {
+    TempDir tmp;
+    EXPECT_THROW(sha256_file(tmp / "missing"), std::runtime_error);
+}
+
+} // namespace
+} // namespace initbench
