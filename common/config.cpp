@@ -10,446 +10,522 @@ namespace {
 constexpr size_t kMaxIncludeDepth = 8;
 
 bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
+    while (!s.empty() && is_space(s.front()))
+        s.remove_prefix(1);
+    while (!s.empty() && is_space(s.back()))
+        s.remove_suffix(1);
+    return s;
 }
 
-template <typename List>
-std::string join(const List& items, std::string_view sep) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += sep;
-    out += item;
-  }
-  return out;
+template <typename List> std::string join(const List &items, std::string_view sep) {
+    std::string out;
+    for (const auto &item : items) {
+        if (!out.empty())
+            out += sep;
+        out += item;
+    }
+    return out;
 }
 
 // snprintf rather than <format> (libc++ 14 lacks it) or streams (heavy for the init).
 std::string number_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
 }
 
-std::string parse_uint(const KeySpec& spec, std::string_view text, ConfigValue& out) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos)
-    return "not a whole number";
-  const std::string range = "out of range: must be between " + std::to_string(spec.umin) +
-                            " and " + std::to_string(spec.umax);
-  uint64_t v = 0;
-  for (char c : text) {
-    const uint64_t digit = uint64_t(c - '0');
-    if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10) return range;
-    v = v * 10 + digit;
-  }
-  if (v < spec.umin || v > spec.umax) return range;
-  out = v;
-  return "";
+std::string parse_uint(const KeySpec &spec, std::string_view text, ConfigValue &out) {
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos)
+        return "not a whole number";
+    const std::string range = "out of range: must be between " + std::to_string(spec.umin) +
+                              " and " + std::to_string(spec.umax);
+    uint64_t v = 0;
+    for (char c : text) {
+        const uint64_t digit = uint64_t(c - '0');
+        if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10)
+            return range;
+        v = v * 10 + digit;
+    }
+    if (v < spec.umin || v > spec.umax)
+        return range;
+    out = v;
+    return "";
 }
 
 // Plain decimals only ("5", "0.5", ".5"): exact to parse by hand, and libc++ 14 has no
 // floating-point from_chars. mantissa / 10^n is correctly rounded, so "0.05" == 0.05.
-std::string parse_seconds(const KeySpec& spec, std::string_view text, ConfigValue& out) {
-  uint64_t mantissa = 0;
-  int digits = 0, fraction = -1;
-  for (char c : text) {
-    if (c == '.' && fraction < 0) {
-      fraction = 0;
-      continue;
+std::string parse_seconds(const KeySpec &spec, std::string_view text, ConfigValue &out) {
+    uint64_t mantissa = 0;
+    int digits = 0, fraction = -1;
+    for (char c : text) {
+        if (c == '.' && fraction < 0) {
+            fraction = 0;
+            continue;
+        }
+        if (c < '0' || c > '9')
+            return "not a number of seconds (like 5 or 0.5)";
+        if (++digits > 18)
+            return "too many digits";
+        mantissa = mantissa * 10 + uint64_t(c - '0');
+        if (fraction >= 0)
+            ++fraction;
     }
-    if (c < '0' || c > '9') return "not a number of seconds (like 5 or 0.5)";
-    if (++digits > 18) return "too many digits";
-    mantissa = mantissa * 10 + uint64_t(c - '0');
-    if (fraction >= 0) ++fraction;
-  }
-  if (digits == 0) return "not a number of seconds (like 5 or 0.5)";
-  double scale = 1;
-  for (int i = 0; i < fraction; ++i) scale *= 10;
-  const double v = double(mantissa) / scale;
-  if (v < spec.min || v > spec.max)
-    return "out of range: must be between " + number_text(spec.min) + " and " +
-           number_text(spec.max) + " seconds";
-  out = v;
-  return "";
+    if (digits == 0)
+        return "not a number of seconds (like 5 or 0.5)";
+    double scale = 1;
+    for (int i = 0; i < fraction; ++i)
+        scale *= 10;
+    const double v = double(mantissa) / scale;
+    if (v < spec.min || v > spec.max)
+        return "out of range: must be between " + number_text(spec.min) + " and " +
+               number_text(spec.max) + " seconds";
+    out = v;
+    return "";
 }
 
-std::string parse_enum(const KeySpec& spec, std::string_view text, ConfigValue& out) {
-  if (std::find(spec.choices.begin(), spec.choices.end(), text) == spec.choices.end())
-    return "must be one of: " + join(spec.choices, ", ");
-  out = std::string(text);
-  return "";
+std::string parse_enum(const KeySpec &spec, std::string_view text, ConfigValue &out) {
+    if (std::find(spec.choices.begin(), spec.choices.end(), text) == spec.choices.end())
+        return "must be one of: " + join(spec.choices, ", ");
+    out = std::string(text);
+    return "";
 }
 
-std::string parse_list(const KeySpec& spec, std::string_view text, ConfigValue& out) {
-  std::vector<std::string> items;
-  for (size_t start = 0; !text.empty() && start <= text.size();) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = trim(text.substr(start, comma - start));
-    if (item.empty()) return "empty item in list";
-    if (spec.check)
-      if (std::string why = spec.check(item); !why.empty()) return std::string(item) + ": " + why;
-    items.emplace_back(item);
-    start = comma + 1;
-  }
-  out = std::move(items);
-  return "";
+std::string parse_list(const KeySpec &spec, std::string_view text, ConfigValue &out) {
+    std::vector<std::string> items;
+    for (size_t start = 0; !text.empty() && start <= text.size();) {
+        const size_t comma = std::min(text.find(',', start), text.size());
+        const std::string_view item = trim(text.substr(start, comma - start));
+        if (item.empty())
+            return "empty item in list";
+        if (spec.check)
+            if (std::string why = spec.check(item); !why.empty())
+                return std::string(item) + ": " + why;
+        items.emplace_back(item);
+        start = comma + 1;
+    }
+    out = std::move(items);
+    return "";
 }
 
-std::string parse_flag(std::string_view text, ConfigValue& out) {
-  std::string t(text);
-  for (char& c : t) c = char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  if (t == "1" || t == "yes" || t == "true" || t == "on") out = true;
-  else if (t == "0" || t == "no" || t == "false" || t == "off") out = false;
-  else return "must be one of: 0, 1, yes, no, true, false, on, off";
-  return "";
+std::string parse_flag(std::string_view text, ConfigValue &out) {
+    std::string t(text);
+    for (char &c : t)
+        c = char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    if (t == "1" || t == "yes" || t == "true" || t == "on")
+        out = true;
+    else if (t == "0" || t == "no" || t == "false" || t == "off")
+        out = false;
+    else
+        return "must be one of: 0, 1, yes, no, true, false, on, off";
+    return "";
 }
 
 size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t substitute = diagonal + (a[i - 1] != b[j - 1]);
-      diagonal = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t substitute = diagonal + (a[i - 1] != b[j - 1]);
+            diagonal = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
+        }
     }
-  }
-  return row[b.size()];
+    return row[b.size()];
 }
 
 std::string unknown_key_reason(std::string_view name, std::string_view prefix) {
-  std::string_view best;
-  size_t best_distance = std::numeric_limits<size_t>::max();
-  for (const KeySpec& spec : config_keys()) {
-    const size_t d = edit_distance(name, spec.name);
-    if (d < best_distance) best = spec.name, best_distance = d;
-  }
-  const bool close = best_distance < name.size() && (best_distance <= 2 || best_distance * 3 <= name.size());
-  if (!close) return "unknown key";
-  return "unknown key (did you mean '" + std::string(prefix) + std::string(best) + "'?)";
+    std::string_view best;
+    size_t best_distance = std::numeric_limits<size_t>::max();
+    for (const KeySpec &spec : config_keys()) {
+        const size_t d = edit_distance(name, spec.name);
+        if (d < best_distance) {
+            best = spec.name;
+            best_distance = d;
+        }
+    }
+    const bool close =
+        best_distance < name.size() && (best_distance <= 2 || best_distance * 3 <= name.size());
+    if (!close)
+        return "unknown key";
+    return "unknown key (did you mean '" + std::string(prefix) + std::string(best) + "'?)";
 }
 
 // Length of the valid UTF-8 sequence at s[i], or 0. The command line is arbitrary bytes,
 // and a JSON dump of invalid UTF-8 throws.
 size_t utf8_length(std::string_view s, size_t i) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = byte(i);
-  if (c < 0x80) return 1;
-  const size_t n = c >= 0xF0 ? (c <= 0xF4 ? 4 : 0) : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-  if (!n || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k)
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  const unsigned char next = byte(i + 1);  // no overlong forms, surrogates or > U+10FFFF
-  if ((c == 0xE0 && next < 0xA0) || (c == 0xED && next >= 0xA0)) return 0;
-  if ((c == 0xF0 && next < 0x90) || (c == 0xF4 && next >= 0x90)) return 0;
-  return n;
+    auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = byte(i);
+    if (c < 0x80)
+        return 1;
+    const size_t n = c >= 0xF0 ? (c <= 0xF4 ? 4 : 0) : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    if (!n || i + n > s.size())
+        return 0;
+    for (size_t k = 1; k < n; ++k)
+        if ((byte(i + k) & 0xC0) != 0x80)
+            return 0;
+    const unsigned char next = byte(i + 1); // no overlong forms, surrogates or > U+10FFFF
+    if ((c == 0xE0 && next < 0xA0) || (c == 0xED && next >= 0xA0))
+        return 0;
+    if ((c == 0xF0 && next < 0x90) || (c == 0xF4 && next >= 0x90))
+        return 0;
+    return n;
 }
 
 bool valid_utf8(std::string_view s) {
-  for (size_t i = 0, n; i < s.size(); i += n)
-    if (!(n = utf8_length(s, i))) return false;
-  return true;
+    for (size_t i = 0, n; i < s.size(); i += n)
+        if (!(n = utf8_length(s, i)))
+            return false;
+    return true;
 }
 
 // For echoing input back in an error: invalid bytes become '?'.
 std::string utf8_safe(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size();) {
-    const size_t n = utf8_length(s, i);
-    out += n ? s.substr(i, n) : "?";
-    i += n ? n : 1;
-  }
-  return out;
+    std::string out;
+    for (size_t i = 0; i < s.size();) {
+        const size_t n = utf8_length(s, i);
+        out += n ? s.substr(i, n) : "?";
+        i += n ? n : 1;
+    }
+    return out;
 }
 
 std::string unquote(std::string_view s) {
-  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
-  return std::string(s);
+    if (s.size() >= 2 && s.front() == '"' && s.back() == '"')
+        s = s.substr(1, s.size() - 2);
+    return std::string(s);
 }
 
-}  // namespace
+} // namespace
 
 // ---- values ---------------------------------------------------------------------------
 
-std::string parse_value(const KeySpec& spec, std::string_view text, ConfigValue& out) {
-  switch (spec.kind) {
-    case Kind::uint: return parse_uint(spec, text, out);
-    case Kind::seconds: return parse_seconds(spec, text, out);
-    case Kind::enumeration: return parse_enum(spec, text, out);
-    case Kind::list: return parse_list(spec, text, out);
-    case Kind::flag: return parse_flag(text, out);
-    case Kind::string: break;
-  }
-  if (spec.check && !text.empty())
-    if (std::string why = spec.check(text); !why.empty()) return why;
-  out = std::string(text);
-  return "";
+std::string parse_value(const KeySpec &spec, std::string_view text, ConfigValue &out) {
+    switch (spec.kind) {
+    case Kind::uint:
+        return parse_uint(spec, text, out);
+    case Kind::seconds:
+        return parse_seconds(spec, text, out);
+    case Kind::enumeration:
+        return parse_enum(spec, text, out);
+    case Kind::list:
+        return parse_list(spec, text, out);
+    case Kind::flag:
+        return parse_flag(text, out);
+    case Kind::string:
+        break;
+    }
+    if (spec.check && !text.empty())
+        if (std::string why = spec.check(text); !why.empty())
+            return why;
+    out = std::string(text);
+    return "";
 }
 
 std::string ConfigError::describe() const {
-  std::string where = line ? source + " line " + std::to_string(line) : source;
-  std::string what = value.empty() ? key : key + "=" + value;
-  return where + ": " + (what.empty() ? "" : what + ": ") + reason;
+    std::string where = line ? source + " line " + std::to_string(line) : source;
+    std::string what = value.empty() ? key : key + "=" + value;
+    return where + ": " + (what.empty() ? "" : what + ": ") + reason;
 }
 
 nlohmann::json ConfigError::to_json() const {
-  nlohmann::json j = {{"key", key}, {"value", value}, {"reason", reason}, {"source", source}};
-  if (line) j["line"] = line;
-  return j;
+    nlohmann::json j = {{"key", key}, {"value", value}, {"reason", reason}, {"source", source}};
+    if (line)
+        j["line"] = line;
+    return j;
 }
 
 Config::Config() {
-  for (const KeySpec& spec : config_keys()) {
-    ConfigValue value;
-    parse_value(spec, spec.def, value);  // defaults are checked by a unit test
-    entries_.push_back({std::move(value), std::string(spec.def), "default"});
-  }
+    for (const KeySpec &spec : config_keys()) {
+        ConfigValue value;
+        parse_value(spec, spec.def, value); // defaults are checked by a unit test
+        entries_.push_back({std::move(value), std::string(spec.def), "default"});
+    }
 }
 
-const Config::Entry* Config::entry(std::string_view key) const {
-  const KeySpec* spec = find_key(key);
-  return spec ? &entries_[size_t(spec - config_keys().data())] : nullptr;
+const Config::Entry *Config::entry(std::string_view key) const {
+    const KeySpec *spec = find_key(key);
+    return spec ? &entries_[size_t(spec - config_keys().data())] : nullptr;
 }
 
-template <typename T>
-T Config::get(std::string_view key, T fallback) const {
-  const Entry* e = entry(key);
-  const T* v = e ? std::get_if<T>(&e->value) : nullptr;
-  return v ? *v : fallback;
+template <typename T> T Config::get(std::string_view key, T fallback) const {
+    const Entry *e = entry(key);
+    const T *v = e ? std::get_if<T>(&e->value) : nullptr;
+    return v ? *v : fallback;
 }
 
 std::string Config::str(std::string_view key) const {
-  const Entry* e = entry(key);
-  return e ? e->text : "";
+    const Entry *e = entry(key);
+    return e ? e->text : "";
 }
-double Config::seconds(std::string_view key) const { return get(key, 0.0); }
-uint64_t Config::uint(std::string_view key) const { return get(key, uint64_t(0)); }
+double Config::seconds(std::string_view key) const {
+    return get(key, 0.0);
+}
+uint64_t Config::uint(std::string_view key) const {
+    return get(key, uint64_t(0));
+}
 std::vector<std::string> Config::list(std::string_view key) const {
-  return get(key, std::vector<std::string>{});
+    return get(key, std::vector<std::string>{});
 }
-bool Config::flag(std::string_view key) const { return get(key, false); }
+bool Config::flag(std::string_view key) const {
+    return get(key, false);
+}
 std::string Config::source(std::string_view key) const {
-  const Entry* e = entry(key);
-  return e ? e->source : "";
+    const Entry *e = entry(key);
+    return e ? e->source : "";
 }
 
 nlohmann::json Config::to_json() const {
-  nlohmann::json values = nlohmann::json::object(), sources = nlohmann::json::object();
-  auto keys = config_keys();
-  for (size_t i = 0; i < keys.size(); ++i) {
-    const std::string name(keys[i].name);
-    std::visit([&](const auto& v) { values[name] = v; }, entries_[i].value);
-    sources[name] = entries_[i].source;
-  }
-  return {{"values", values}, {"sources", sources}, {"profiles", profiles_},
-          {"description", description_}};
+    nlohmann::json values = nlohmann::json::object(), sources = nlohmann::json::object();
+    auto keys = config_keys();
+    for (size_t i = 0; i < keys.size(); ++i) {
+        const std::string name(keys[i].name);
+        std::visit([&](const auto &v) { values[name] = v; }, entries_[i].value);
+        sources[name] = entries_[i].source;
+    }
+    return {{"values", values},
+            {"sources", sources},
+            {"profiles", profiles_},
+            {"description", description_}};
 }
 
 // ---- the command line -------------------------------------------------------------
 
 std::vector<CmdlineParam> split_cmdline(std::string_view s) {
-  std::vector<CmdlineParam> out;
-  for (size_t i = 0;;) {
-    while (i < s.size() && is_space(s[i])) ++i;
-    if (i >= s.size()) return out;
-    // As the kernel's next_arg(): quotes group words; a quote opening the token or the
-    // value, and the quote closing the token, are dropped.
-    const bool quoted = s[i] == '"';
-    bool in_quote = quoted;
-    const size_t start = i += quoted;
-    size_t equals = std::string_view::npos;
-    for (; i < s.size() && (in_quote || !is_space(s[i])); ++i) {
-      if (s[i] == '=' && equals == std::string_view::npos) equals = i;
-      if (s[i] == '"') in_quote = !in_quote;
+    std::vector<CmdlineParam> out;
+    for (size_t i = 0;;) {
+        while (i < s.size() && is_space(s[i]))
+            ++i;
+        if (i >= s.size())
+            return out;
+        // As the kernel's next_arg(): quotes group words; a quote opening the token or the
+        // value, and the quote closing the token, are dropped.
+        const bool quoted = s[i] == '"';
+        bool in_quote = quoted;
+        if (quoted)
+            ++i;
+        const size_t start = i;
+        size_t equals = std::string_view::npos;
+        for (; i < s.size() && (in_quote || !is_space(s[i])); ++i) {
+            if (s[i] == '=' && equals == std::string_view::npos)
+                equals = i;
+            if (s[i] == '"')
+                in_quote = !in_quote;
+        }
+        std::string_view key = s.substr(start, std::min(equals, i) - start);
+        std::optional<std::string_view> value;
+        bool drop_end = quoted;
+        if (equals != std::string_view::npos) {
+            value = s.substr(equals + 1, i - equals - 1);
+            if (!value->empty() && value->front() == '"') {
+                value->remove_prefix(1);
+                drop_end = true;
+            }
+        }
+        std::string_view &last = value ? *value : key;
+        if (drop_end && !last.empty() && last.back() == '"')
+            last.remove_suffix(1);
+        out.push_back(
+            {std::string(key), value ? std::optional<std::string>(*value) : std::nullopt});
     }
-    std::string_view key = s.substr(start, std::min(equals, i) - start);
-    std::optional<std::string_view> value;
-    bool drop_end = quoted;
-    if (equals != std::string_view::npos) {
-      value = s.substr(equals + 1, i - equals - 1);
-      if (!value->empty() && value->front() == '"') value->remove_prefix(1), drop_end = true;
-    }
-    std::string_view& last = value ? *value : key;
-    if (drop_end && !last.empty() && last.back() == '"') last.remove_suffix(1);
-    out.push_back({std::string(key), value ? std::optional<std::string>(*value) : std::nullopt});
-  }
 }
 
 // ---- building a configuration -----------------------------------------------------
 
 class ConfigBuilder {
- public:
-  ConfigBuilder(const ProfileLookup& lookup, const std::vector<std::string>& available)
-      : lookup_(lookup), available_(available) {}
-  ConfigResult build(std::string_view cmdline);
+public:
+    ConfigBuilder(const ProfileLookup &lookup, const std::vector<std::string> &available)
+        : lookup_(lookup), available_(available) {}
+    ConfigResult build(std::string_view cmdline);
 
- private:
-  struct Setting {
-    std::string key;  // without the prefix
-    std::string value;
-    unsigned line = 0;
-  };
-  struct Profile {
-    std::vector<Setting> settings;
-    std::optional<Setting> include;
-    std::string description;
-  };
+private:
+    struct Setting {
+        std::string key; // without the prefix
+        std::string value;
+        unsigned line = 0;
+    };
+    struct Profile {
+        std::vector<Setting> settings;
+        std::optional<Setting> include;
+        std::string description;
+    };
 
-  void error(std::string_view key, std::string_view value, std::string_view reason,
-             const std::string& source, unsigned line = 0) {
-    result_.errors.push_back({utf8_safe(key), utf8_safe(value), utf8_safe(reason), source, line});
-  }
-  std::string no_such_profile() const {
-    return available_.empty() ? "no such profile" : "no such profile; available: " + join(available_, ", ");
-  }
-  std::vector<Setting> read_cmdline(std::string_view cmdline);
-  bool apply_profile(const std::string& name, std::vector<std::string>& chain);
-  void include(const Setting& inc, const std::string& source, std::vector<std::string>& chain);
-  Profile read_profile(std::string_view text, const std::string& source);
-  void read_profile_line(std::string_view line, unsigned n, const std::string& source, Profile& p);
-  void apply(const Setting& s, const std::string& source, std::string_view shown_key);
+    void error(std::string_view key, std::string_view value, std::string_view reason,
+               const std::string &source, unsigned line = 0) {
+        result_.errors.push_back(
+            {utf8_safe(key), utf8_safe(value), utf8_safe(reason), source, line});
+    }
+    std::string no_such_profile() const {
+        return available_.empty() ? "no such profile"
+                                  : "no such profile; available: " + join(available_, ", ");
+    }
+    std::vector<Setting> read_cmdline(std::string_view cmdline);
+    bool apply_profile(const std::string &name, std::vector<std::string> &chain);
+    void include(const Setting &inc, const std::string &source, std::vector<std::string> &chain);
+    Profile read_profile(std::string_view text, const std::string &source);
+    void read_profile_line(std::string_view line, unsigned n, const std::string &source,
+                           Profile &p);
+    void apply(const Setting &s, const std::string &source, std::string_view shown_key);
 
-  const ProfileLookup& lookup_;
-  const std::vector<std::string>& available_;
-  ConfigResult result_;
+    const ProfileLookup &lookup_;
+    const std::vector<std::string> &available_;
+    ConfigResult result_;
 };
 
 ConfigResult ConfigBuilder::build(std::string_view cmdline) {
-  const std::vector<Setting> settings = read_cmdline(cmdline);
-  auto asked = std::find_if(settings.begin(), settings.end(),
-                            [](const Setting& s) { return s.key == "profile"; });
-  const std::string profile = asked == settings.end() ? "default" : asked->value;
-  // A bad name is reported when the cmdline setting is applied below.
-  if (check_profile_name(profile).empty()) {
-    std::vector<std::string> chain;
-    if (!apply_profile(profile, chain) && asked != settings.end())
-      error(std::string(kCmdlinePrefix) + "profile", profile, no_such_profile(), "cmdline");
-  }
-  for (const Setting& s : settings) apply(s, "cmdline", std::string(kCmdlinePrefix) + s.key);
-  return std::move(result_);
+    const std::vector<Setting> settings = read_cmdline(cmdline);
+    auto asked = std::find_if(settings.begin(), settings.end(),
+                              [](const Setting &s) { return s.key == "profile"; });
+    const std::string profile = asked == settings.end() ? "default" : asked->value;
+    // A bad name is reported when the cmdline setting is applied below.
+    if (check_profile_name(profile).empty()) {
+        std::vector<std::string> chain;
+        if (!apply_profile(profile, chain) && asked != settings.end())
+            error(std::string(kCmdlinePrefix) + "profile", profile, no_such_profile(), "cmdline");
+    }
+    for (const Setting &s : settings)
+        apply(s, "cmdline", std::string(kCmdlinePrefix) + s.key);
+    return std::move(result_);
 }
 
 std::vector<ConfigBuilder::Setting> ConfigBuilder::read_cmdline(std::string_view cmdline) {
-  std::vector<Setting> out;
-  for (CmdlineParam& p : split_cmdline(cmdline)) {
-    if (p.key.rfind(kCmdlinePrefix, 0) != 0) continue;  // not ours
-    const std::string name = p.key.substr(kCmdlinePrefix.size());
-    const KeySpec* spec = find_key(name);
-    const std::string value = p.value.value_or("");
-    if (!spec) {
-      error(p.key, value, unknown_key_reason(name, kCmdlinePrefix), "cmdline");
-    } else if (!p.value && spec->kind != Kind::flag) {
-      error(p.key, "", "missing value: write " + p.key + "=VALUE", "cmdline");
-    } else if (std::any_of(out.begin(), out.end(), [&](const Setting& s) { return s.key == name; })) {
-      error(p.key, value, "given more than once on the command line", "cmdline");
-    } else {
-      out.push_back({name, p.value ? value : "1"});  // a bare flag means on
+    std::vector<Setting> out;
+    for (CmdlineParam &p : split_cmdline(cmdline)) {
+        if (p.key.rfind(kCmdlinePrefix, 0) != 0)
+            continue; // not ours
+        const std::string name = p.key.substr(kCmdlinePrefix.size());
+        const KeySpec *spec = find_key(name);
+        const std::string value = p.value.value_or("");
+        if (!spec) {
+            error(p.key, value, unknown_key_reason(name, kCmdlinePrefix), "cmdline");
+        } else if (!p.value && spec->kind != Kind::flag) {
+            error(p.key, "", "missing value: write " + p.key + "=VALUE", "cmdline");
+        } else if (std::any_of(out.begin(), out.end(),
+                               [&](const Setting &s) { return s.key == name; })) {
+            error(p.key, value, "given more than once on the command line", "cmdline");
+        } else {
+            out.push_back({name, p.value ? value : "1"}); // a bare flag means on
+        }
     }
-  }
-  return out;
+    return out;
 }
 
 // Applies a profile and, first, what it includes. False if there is no such profile.
-bool ConfigBuilder::apply_profile(const std::string& name, std::vector<std::string>& chain) {
-  std::optional<std::string> text = lookup_ ? lookup_(name) : std::nullopt;
-  if (!text) return false;
-  const std::string source = "profile:" + name;
-  const Profile p = read_profile(*text, source);
-  chain.push_back(name);
-  if (p.include) include(*p.include, source, chain);
-  chain.pop_back();
-  for (const Setting& s : p.settings) apply(s, source, s.key);
-  if (!p.description.empty()) result_.config.description_ = p.description;
-  result_.config.profiles_.push_back(name);
-  return true;
+bool ConfigBuilder::apply_profile(const std::string &name, std::vector<std::string> &chain) {
+    std::optional<std::string> text = lookup_ ? lookup_(name) : std::nullopt;
+    if (!text)
+        return false;
+    const std::string source = "profile:" + name;
+    const Profile p = read_profile(*text, source);
+    chain.push_back(name);
+    if (p.include)
+        include(*p.include, source, chain);
+    chain.pop_back();
+    for (const Setting &s : p.settings)
+        apply(s, source, s.key);
+    if (!p.description.empty())
+        result_.config.description_ = p.description;
+    result_.config.profiles_.push_back(name);
+    return true;
 }
 
-void ConfigBuilder::include(const Setting& inc, const std::string& source,
-                            std::vector<std::string>& chain) {
-  if (std::string why = check_profile_name(inc.value); !why.empty())
-    return error("include", inc.value, why, source, inc.line);
-  if (std::find(chain.begin(), chain.end(), inc.value) != chain.end())
-    return error("include", inc.value, "include cycle: " + join(chain, " -> ") + " -> " + inc.value,
-                 source, inc.line);
-  if (chain.size() >= kMaxIncludeDepth)
-    return error("include", inc.value, "includes nested too deep", source, inc.line);
-  if (!apply_profile(inc.value, chain)) error("include", inc.value, no_such_profile(), source, inc.line);
+void ConfigBuilder::include(const Setting &inc, const std::string &source,
+                            std::vector<std::string> &chain) {
+    if (std::string why = check_profile_name(inc.value); !why.empty())
+        return error("include", inc.value, why, source, inc.line);
+    if (std::find(chain.begin(), chain.end(), inc.value) != chain.end())
+        return error("include", inc.value,
+                     "include cycle: " + join(chain, " -> ") + " -> " + inc.value, source,
+                     inc.line);
+    if (chain.size() >= kMaxIncludeDepth)
+        return error("include", inc.value, "includes nested too deep", source, inc.line);
+    if (!apply_profile(inc.value, chain))
+        error("include", inc.value, no_such_profile(), source, inc.line);
 }
 
-ConfigBuilder::Profile ConfigBuilder::read_profile(std::string_view text, const std::string& source) {
-  Profile p;
-  unsigned n = 0;
-  for (size_t start = 0; start < text.size();) {
-    const size_t nl = std::min(text.find('\n', start), text.size());
-    read_profile_line(trim(text.substr(start, nl - start)), ++n, source, p);
-    start = nl + 1;
-  }
-  return p;
+ConfigBuilder::Profile ConfigBuilder::read_profile(std::string_view text,
+                                                   const std::string &source) {
+    Profile p;
+    unsigned n = 0;
+    for (size_t start = 0; start < text.size();) {
+        const size_t nl = std::min(text.find('\n', start), text.size());
+        read_profile_line(trim(text.substr(start, nl - start)), ++n, source, p);
+        start = nl + 1;
+    }
+    return p;
 }
 
 // `key = value`, `# comment` or blank.
-void ConfigBuilder::read_profile_line(std::string_view line, unsigned n, const std::string& source,
-                                      Profile& p) {
-  if (line.empty() || line[0] == '#') return;
-  const size_t eq = line.find('=');
-  const std::string key(trim(line.substr(0, std::min(eq, line.size()))));
-  if (eq == std::string_view::npos || key.empty())
-    return error("", line, "expected 'key = value'", source, n);
-  Setting s{key, unquote(trim(line.substr(eq + 1))), n};
-  auto fail = [&](std::string reason) { error(key, s.value, std::move(reason), source, n); };
-  auto given = [&](const Setting& o) { return o.key == key; };
-  if (s.value.empty()) return fail("empty value");
-  if (!valid_utf8(s.value)) return fail("not valid UTF-8");
-  if (key == "description") {
-    p.description = s.value;
-  } else if (key == "include") {
-    if (p.include) return fail("given more than once in this profile");
-    p.include = s;
-  } else if (key == "profile") {
-    fail("a profile cannot choose the profile; use 'include = NAME'");
-  } else if (key.rfind(kCmdlinePrefix, 0) == 0) {
-    fail("drop the 'initbench.' prefix in a profile");
-  } else if (!find_key(key)) {
-    fail(unknown_key_reason(key, ""));
-  } else if (std::any_of(p.settings.begin(), p.settings.end(), given)) {
-    fail("given more than once in this profile");
-  } else {
-    p.settings.push_back(std::move(s));
-  }
+void ConfigBuilder::read_profile_line(std::string_view line, unsigned n, const std::string &source,
+                                      Profile &p) {
+    if (line.empty() || line[0] == '#')
+        return;
+    const size_t eq = line.find('=');
+    const std::string key(trim(line.substr(0, std::min(eq, line.size()))));
+    if (eq == std::string_view::npos || key.empty())
+        return error("", line, "expected 'key = value'", source, n);
+    Setting s{key, unquote(trim(line.substr(eq + 1))), n};
+    auto fail = [&](std::string reason) { error(key, s.value, std::move(reason), source, n); };
+    auto given = [&](const Setting &o) { return o.key == key; };
+    if (s.value.empty())
+        return fail("empty value");
+    if (!valid_utf8(s.value))
+        return fail("not valid UTF-8");
+    if (key == "description") {
+        p.description = s.value;
+    } else if (key == "include") {
+        if (p.include)
+            return fail("given more than once in this profile");
+        p.include = s;
+    } else if (key == "profile") {
+        fail("a profile cannot choose the profile; use 'include = NAME'");
+    } else if (key.rfind(kCmdlinePrefix, 0) == 0) {
+        fail("drop the 'initbench.' prefix in a profile");
+    } else if (!find_key(key)) {
+        fail(unknown_key_reason(key, ""));
+    } else if (std::any_of(p.settings.begin(), p.settings.end(), given)) {
+        fail("given more than once in this profile");
+    } else {
+        p.settings.push_back(std::move(s));
+    }
 }
 
-void ConfigBuilder::apply(const Setting& s, const std::string& source, std::string_view shown_key) {
-  const KeySpec* spec = find_key(s.key);
-  if (!spec) return;  // reported when read
-  if (s.value.empty()) return error(std::string(shown_key), "", "empty value", source, s.line);
-  if (!valid_utf8(s.value)) return error(std::string(shown_key), s.value, "not valid UTF-8", source, s.line);
-  ConfigValue value;
-  if (std::string why = parse_value(*spec, s.value, value); !why.empty())
-    return error(std::string(shown_key), s.value, std::move(why), source, s.line);
-  std::string text = spec->kind == Kind::list ? join(std::get<std::vector<std::string>>(value), ",") : s.value;
-  result_.config.entries_[size_t(spec - config_keys().data())] = {std::move(value), std::move(text), source};
+void ConfigBuilder::apply(const Setting &s, const std::string &source, std::string_view shown_key) {
+    const KeySpec *spec = find_key(s.key);
+    if (!spec)
+        return; // reported when read
+    if (s.value.empty())
+        return error(std::string(shown_key), "", "empty value", source, s.line);
+    if (!valid_utf8(s.value))
+        return error(std::string(shown_key), s.value, "not valid UTF-8", source, s.line);
+    ConfigValue value;
+    if (std::string why = parse_value(*spec, s.value, value); !why.empty())
+        return error(std::string(shown_key), s.value, std::move(why), source, s.line);
+    std::string text =
+        spec->kind == Kind::list ? join(std::get<std::vector<std::string>>(value), ",") : s.value;
+    result_.config.entries_[size_t(spec - config_keys().data())] = {std::move(value),
+                                                                    std::move(text), source};
 }
 
-ConfigResult parse_config(std::string_view cmdline, const ProfileLookup& lookup,
-                          const std::vector<std::string>& available) {
-  try {
-    return ConfigBuilder(lookup, available).build(cmdline);
-  } catch (const std::exception& e) {  // allocation failure, or a throwing lookup
-    ConfigResult r;
-    r.errors.push_back({"", "", std::string("internal error: ") + e.what(), "config"});
-    return r;
-  } catch (...) {
-    ConfigResult r;
-    r.errors.push_back({"", "", "internal error", "config"});
-    return r;
-  }
+ConfigResult parse_config(std::string_view cmdline, const ProfileLookup &lookup,
+                          const std::vector<std::string> &available) {
+    try {
+        return ConfigBuilder(lookup, available).build(cmdline);
+    } catch (const std::exception &e) { // allocation failure, or a throwing lookup
+        ConfigResult r;
+        r.errors.push_back({"", "", std::string("internal error: ") + e.what(), "config"});
+        return r;
+    } catch (...) {
+        ConfigResult r;
+        r.errors.push_back({"", "", "internal error", "config"});
+        return r;
+    }
 }
 
-}  // namespace initbench
+} // namespace initbench

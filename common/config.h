@@ -19,95 +19,95 @@ namespace initbench {
 enum class Kind { uint, seconds, enumeration, string, list, flag };
 
 struct KeySpec {
-  std::string_view name;           // without the "initbench." prefix
-  Kind kind = Kind::string;
-  std::string_view def;            // default, as text: parsed like user input
-  std::string_view help;
-  uint64_t umin = 0, umax = 0;     // Kind::uint
-  double min = 0, max = 0;         // Kind::seconds
-  std::vector<std::string_view> choices;  // Kind::enumeration
-  // Extra check of a string or of each list item: why it is refused, empty if fine.
-  std::string (*check)(std::string_view value) = nullptr;
+    std::string_view name; // without the "initbench." prefix
+    Kind kind = Kind::string;
+    std::string_view def; // default, as text: parsed like user input
+    std::string_view help;
+    uint64_t umin = 0, umax = 0;           // Kind::uint
+    double min = 0, max = 0;               // Kind::seconds
+    std::vector<std::string_view> choices; // Kind::enumeration
+    // Extra check of a string or of each list item: why it is refused, empty if fine.
+    std::string (*check)(std::string_view value) = nullptr;
 };
 
 std::span<const KeySpec> config_keys();
-const KeySpec* find_key(std::string_view name);
+const KeySpec *find_key(std::string_view name);
 // The check of profile names: [a-z0-9_-]{1,32}.
 std::string check_profile_name(std::string_view name);
 
 constexpr std::string_view kCmdlinePrefix = "initbench.";
 
 struct ConfigError {
-  std::string key;     // as written: "initbench.x" on the command line, "x" in a profile
-  std::string value;
-  std::string reason;
-  std::string source;  // "cmdline" or "profile:NAME"
-  unsigned line = 0;   // in the profile; 0 for the command line
+    std::string key; // as written: "initbench.x" on the command line, "x" in a profile
+    std::string value;
+    std::string reason;
+    std::string source; // "cmdline" or "profile:NAME"
+    unsigned line = 0;  // in the profile; 0 for the command line
 
-  std::string describe() const;  // one line for a human
-  nlohmann::json to_json() const;
+    std::string describe() const; // one line for a human
+    nlohmann::json to_json() const;
 };
 
 using ConfigValue = std::variant<uint64_t, double, std::string, std::vector<std::string>, bool>;
 
 class Config {
- public:
-  Config();  // every key at its default
+public:
+    Config(); // every key at its default
 
-  // Typed getters. Asking with an unknown key or the wrong kind is a programming error
-  // and yields 0 / "" / {} / false rather than a throw.
-  std::string str(std::string_view key) const;  // any kind: the value as text
-  double seconds(std::string_view key) const;
-  uint64_t uint(std::string_view key) const;
-  std::vector<std::string> list(std::string_view key) const;
-  bool flag(std::string_view key) const;
-  std::string source(std::string_view key) const;  // "default", "profile:NAME", "cmdline"
+    // Typed getters. Asking with an unknown key or the wrong kind is a programming error
+    // and yields 0 / "" / {} / false rather than a throw.
+    std::string str(std::string_view key) const; // any kind: the value as text
+    double seconds(std::string_view key) const;
+    uint64_t uint(std::string_view key) const;
+    std::vector<std::string> list(std::string_view key) const;
+    bool flag(std::string_view key) const;
+    std::string source(std::string_view key) const; // "default", "profile:NAME", "cmdline"
 
-  const std::vector<std::string>& profiles() const { return profiles_; }  // applied, base first
-  const std::string& description() const { return description_; }
+    const std::vector<std::string> &profiles() const { return profiles_; } // applied, base first
+    const std::string &description() const { return description_; }
 
-  // {"values": {key: typed value}, "sources": {key: source}, "profiles": [...],
-  //  "description": "..."}
-  nlohmann::json to_json() const;
+    // {"values": {key: typed value}, "sources": {key: source}, "profiles": [...],
+    //  "description": "..."}
+    nlohmann::json to_json() const;
 
- private:
-  friend class ConfigBuilder;
-  struct Entry {
-    ConfigValue value;
-    std::string text;
-    std::string source;
-  };
-  const Entry* entry(std::string_view key) const;
-  template <typename T>
-  T get(std::string_view key, T fallback) const;
+private:
+    friend class ConfigBuilder;
+    struct Entry {
+        ConfigValue value;
+        std::string text;
+        std::string source;
+    };
+    const Entry *entry(std::string_view key) const;
+    template <typename T> T get(std::string_view key, T fallback) const;
 
-  std::vector<Entry> entries_;  // parallel to config_keys()
-  std::vector<std::string> profiles_;
-  std::string description_;
+    std::vector<Entry> entries_; // parallel to config_keys()
+    std::vector<std::string> profiles_;
+    std::string description_;
 };
 
 struct ConfigResult {
-  Config config;  // usable even with errors: a refused value keeps the earlier one
-  std::vector<ConfigError> errors;
-  bool ok() const { return errors.empty(); }
+    Config config; // usable even with errors: a refused value keeps the earlier one
+    std::vector<ConfigError> errors;
+    bool ok() const { return errors.empty(); }
 };
 
-// Returns a profile's text, or nothing if there is no such profile.
+// Returns a profile's text, or nothing if there is no such profile. Only called with
+// names that pass check_profile_name(), so a name is safe to put in a file path.
 using ProfileLookup = std::function<std::optional<std::string>(std::string_view name)>;
 
 // `available` only improves the message for an unknown profile. A missing "default"
 // profile is not an error unless it was asked for by name.
-ConfigResult parse_config(std::string_view cmdline, const ProfileLookup& lookup,
-                          const std::vector<std::string>& available = {});
+ConfigResult parse_config(std::string_view cmdline, const ProfileLookup &lookup,
+                          const std::vector<std::string> &available = {});
 
 // One kernel command line parameter, quotes removed the way the kernel's next_arg() does.
 struct CmdlineParam {
-  std::string key;
-  std::optional<std::string> value;  // none for a bare "key"
+    std::string key;
+    std::optional<std::string> value; // none for a bare "key"
 };
 std::vector<CmdlineParam> split_cmdline(std::string_view cmdline);
 
 // Parses `text` as a value of `spec`: why it is refused, or empty and `out` set.
-std::string parse_value(const KeySpec& spec, std::string_view text, ConfigValue& out);
+std::string parse_value(const KeySpec &spec, std::string_view text, ConfigValue &out);
 
-}  // namespace initbench
+} // namespace initbench

@@ -6,31 +6,34 @@ namespace initbench {
 namespace {
 
 constexpr std::array<uint32_t, 256> make_table() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int bit = 0; bit < 8; ++bit) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    table[i] = c;
-  }
-  return table;
+    std::array<uint32_t, 256> table{};
+    for (uint32_t i = 0; i < 256; ++i) {
+        uint32_t c = i;
+        for (int bit = 0; bit < 8; ++bit)
+            c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        table[i] = c;
+    }
+    return table;
 }
 
 constexpr auto kTable = make_table();
 
-}  // namespace
+} // namespace
 
 uint32_t crc32(std::string_view data, uint32_t seed) {
-  // zlib keeps the register inverted between calls, which is what makes chaining work.
-  uint32_t c = ~seed;
-  for (unsigned char byte : data) c = kTable[(c ^ byte) & 0xFF] ^ (c >> 8);
-  return ~c;
+    // zlib keeps the register inverted between calls, which is what makes chaining work.
+    uint32_t c = ~seed;
+    for (unsigned char byte : data)
+        c = kTable[(c ^ byte) & 0xFF] ^ (c >> 8);
+    return ~c;
 }
 
 std::string crc32_hex(uint32_t crc) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out(8, '0');
-  for (int i = 7; i >= 0; --i, crc >>= 4) out[i] = kDigits[crc & 0xF];
-  return out;
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string out(8, '0');
+    for (int i = 7; i >= 0; --i, crc >>= 4)
+        out[i] = kDigits[crc & 0xF];
+    return out;
 }
 
-}  // namespace initbench
+} // namespace initbench

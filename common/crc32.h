@@ -14,4 +14,4 @@ uint32_t crc32(std::string_view data, uint32_t seed = 0);
 // 8 lowercase hex digits, as the record frame writes a CRC.
 std::string crc32_hex(uint32_t crc);
 
-}  // namespace initbench
+} // namespace initbench

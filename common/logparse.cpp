@@ -15,355 +15,421 @@ using nlohmann::json;
 
 // in[i] is ESC; returns the index just past the escape sequence.
 size_t skip_escape(std::string_view in, size_t i) {
-  if (i + 1 >= in.size()) return in.size();
-  const char kind = in[i + 1];
-  size_t j = i + 2;
-  if (kind == '[') {  // CSI: parameter and intermediate bytes, then one final byte
-    while (j < in.size() && in[j] >= 0x20 && in[j] <= 0x3F) ++j;
-    return (j < in.size() && in[j] >= 0x40 && in[j] <= 0x7E) ? j + 1 : j;
-  }
-  if (kind == ']') {  // OSC: up to BEL or ESC backslash
-    for (; j < in.size(); ++j) {
-      if (in[j] == '\a') return j + 1;
-      if (in[j] == '\x1b' && j + 1 < in.size() && in[j + 1] == '\\') return j + 2;
+    if (i + 1 >= in.size())
+        return in.size();
+    const char kind = in[i + 1];
+    size_t j = i + 2;
+    if (kind == '[') { // CSI: parameter and intermediate bytes, then one final byte
+        while (j < in.size() && in[j] >= 0x20 && in[j] <= 0x3F)
+            ++j;
+        return (j < in.size() && in[j] >= 0x40 && in[j] <= 0x7E) ? j + 1 : j;
     }
-    return i + 2;  // unterminated: drop only the introducer rather than a record after it
-  }
-  if (kind == '(' || kind == ')') return std::min(in.size(), i + 3);  // charset designation
-  return i + 2;
+    if (kind == ']') { // OSC: up to BEL or ESC backslash
+        for (; j < in.size(); ++j) {
+            if (in[j] == '\a')
+                return j + 1;
+            if (in[j] == '\x1b' && j + 1 < in.size() && in[j + 1] == '\\')
+                return j + 2;
+        }
+        return i + 2; // unterminated: drop only the introducer rather than a record after it
+    }
+    if (kind == '(' || kind == ')')
+        return std::min(in.size(), i + 3); // charset designation
+    return i + 2;
 }
 
 // Drops CR, NUL and ANSI escape sequences.
 std::string clean_line(std::string_view in) {
-  std::string out;
-  out.reserve(in.size());
-  for (size_t i = 0; i < in.size();) {
-    const char c = in[i];
-    if (c == '\x1b') {
-      i = skip_escape(in, i);
-      continue;
+    std::string out;
+    out.reserve(in.size());
+    for (size_t i = 0; i < in.size();) {
+        const char c = in[i];
+        if (c == '\x1b') {
+            i = skip_escape(in, i);
+            continue;
+        }
+        if (c != '\r' && c != '\0')
+            out += c;
+        ++i;
     }
-    if (c != '\r' && c != '\0') out += c;
-    ++i;
-  }
-  return out;
+    return out;
 }
 
 // 7-bit printable and at most kMaxExcerpt bytes, so reports are safe to print and to dump.
 std::string excerpt(std::string_view s) {
-  std::string out(s.substr(0, LogParser::kMaxExcerpt));
-  for (char& c : out)
-    if (c < 0x20 || c > 0x7E) c = (c == '\t') ? ' ' : '?';
-  return out;
+    std::string out(s.substr(0, LogParser::kMaxExcerpt));
+    for (char &c : out)
+        if (c < 0x20 || c > 0x7E)
+            c = (c == '\t') ? ' ' : '?';
+    return out;
 }
 
 // ---- LAVA YAML log lines -----------------------------------------------------------
 
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-  if (cp < 0x80) {
-    out += char(cp);
-  } else if (cp < 0x800) {
-    out += char(0xC0 | cp >> 6);
-    out += char(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += char(0xE0 | cp >> 12);
-    out += char(0x80 | (cp >> 6 & 0x3F));
-    out += char(0x80 | (cp & 0x3F));
-  } else {
-    out += char(0xF0 | cp >> 18);
-    out += char(0x80 | (cp >> 12 & 0x3F));
-    out += char(0x80 | (cp >> 6 & 0x3F));
-    out += char(0x80 | (cp & 0x3F));
-  }
+void append_utf8(std::string &out, uint32_t cp) {
+    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        cp = 0xFFFD;
+    if (cp < 0x80) {
+        out += char(cp);
+    } else if (cp < 0x800) {
+        out += char(0xC0 | cp >> 6);
+        out += char(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += char(0xE0 | cp >> 12);
+        out += char(0x80 | (cp >> 6 & 0x3F));
+        out += char(0x80 | (cp & 0x3F));
+    } else {
+        out += char(0xF0 | cp >> 18);
+        out += char(0x80 | (cp >> 12 & 0x3F));
+        out += char(0x80 | (cp >> 6 & 0x3F));
+        out += char(0x80 | (cp & 0x3F));
+    }
 }
 
-std::optional<uint32_t> read_hex(std::string_view s, size_t& i, size_t digits) {
-  if (s.size() - i < digits) return std::nullopt;
-  uint32_t v = 0;
-  for (size_t end = i + digits; i < end; ++i) {
-    const char c = s[i];
-    const int d = (c >= '0' && c <= '9')   ? c - '0'
-                  : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-                  : (c >= 'A' && c <= 'F') ? c - 'A' + 10
-                                           : -1;
-    if (d < 0) return std::nullopt;
-    v = v << 4 | uint32_t(d);
-  }
-  return v;
+std::optional<uint32_t> read_hex(std::string_view s, size_t &i, size_t digits) {
+    if (s.size() - i < digits)
+        return std::nullopt;
+    uint32_t v = 0;
+    for (size_t end = i + digits; i < end; ++i) {
+        const char c = s[i];
+        const int d = (c >= '0' && c <= '9')   ? c - '0'
+                      : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+                      : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                               : -1;
+        if (d < 0)
+            return std::nullopt;
+        v = v << 4 | uint32_t(d);
+    }
+    return v;
 }
 
 // A \u escape, joining a UTF-16 surrogate pair when one follows (JSON's way for non-BMP).
-std::optional<uint32_t> read_u16_escape(std::string_view s, size_t& i) {
-  auto cp = read_hex(s, i, 4);
-  if (!cp || *cp < 0xD800 || *cp > 0xDBFF || s.substr(i, 2) != "\\u") return cp;
-  size_t j = i + 2;
-  auto low = read_hex(s, j, 4);
-  if (!low || *low < 0xDC00 || *low > 0xDFFF) return cp;
-  i = j;
-  return 0x10000 + ((*cp - 0xD800) << 10) + (*low - 0xDC00);
+std::optional<uint32_t> read_u16_escape(std::string_view s, size_t &i) {
+    auto cp = read_hex(s, i, 4);
+    if (!cp || *cp < 0xD800 || *cp > 0xDBFF || s.substr(i, 2) != "\\u")
+        return cp;
+    size_t j = i + 2;
+    auto low = read_hex(s, j, 4);
+    if (!low || *low < 0xDC00 || *low > 0xDFFF)
+        return cp;
+    i = j;
+    return 0x10000 + ((*cp - 0xD800) << 10) + (*low - 0xDC00);
 }
 
 // One escape of a double-quoted string; s[i] is the character after the backslash.
 // YAML's double-quoted escapes are a superset of JSON's, so this reads both.
-bool decode_escape(std::string_view s, size_t& i, std::string& out) {
-  static constexpr std::string_view kFrom = "0abtnvfre \"/\\\t";
-  static constexpr std::string_view kTo{"\0\a\b\t\n\v\f\r\x1b \"/\\\t", 14};
-  const char c = s[i++];
-  if (auto k = kFrom.find(c); k != std::string_view::npos) {
-    out += kTo[k];
-    return true;
-  }
-  std::optional<uint32_t> cp;
-  if (c == 'x') cp = read_hex(s, i, 2);
-  else if (c == 'u') cp = read_u16_escape(s, i);
-  else if (c == 'U') cp = read_hex(s, i, 8);
-  else if (c == 'N') cp = 0x85;
-  else if (c == '_') cp = 0xA0;
-  else if (c == 'L') cp = 0x2028;
-  else if (c == 'P') cp = 0x2029;
-  if (cp) append_utf8(out, *cp);
-  return cp.has_value();
+bool decode_escape(std::string_view s, size_t &i, std::string &out) {
+    static constexpr std::string_view kFrom = "0abtnvfre \"/\\\t";
+    static constexpr std::string_view kTo{"\0\a\b\t\n\v\f\r\x1b \"/\\\t", 14};
+    const char c = s[i++];
+    if (auto k = kFrom.find(c); k != std::string_view::npos) {
+        out += kTo[k];
+        return true;
+    }
+    std::optional<uint32_t> cp;
+    if (c == 'x')
+        cp = read_hex(s, i, 2);
+    else if (c == 'u')
+        cp = read_u16_escape(s, i);
+    else if (c == 'U')
+        cp = read_hex(s, i, 8);
+    else if (c == 'N')
+        cp = 0x85;
+    else if (c == '_')
+        cp = 0xA0;
+    else if (c == 'L')
+        cp = 0x2028;
+    else if (c == 'P')
+        cp = 0x2029;
+    if (cp)
+        append_utf8(out, *cp);
+    return cp.has_value();
 }
 
 // s[i] is the opening quote; on success i is past the closing quote.
-std::optional<std::string> decode_quoted(std::string_view s, size_t& i) {
-  std::string out;
-  for (++i; i < s.size();) {
-    const char c = s[i++];
-    if (c == '"') return out;
-    if (c != '\\') out += c;
-    else if (i >= s.size() || !decode_escape(s, i, out)) return std::nullopt;
-  }
-  return std::nullopt;
+std::optional<std::string> decode_quoted(std::string_view s, size_t &i) {
+    std::string out;
+    for (++i; i < s.size();) {
+        const char c = s[i++];
+        if (c == '"')
+            return out;
+        if (c != '\\')
+            out += c;
+        else if (i >= s.size() || !decode_escape(s, i, out))
+            return std::nullopt;
+    }
+    return std::nullopt;
 }
 
-void skip_space(std::string_view s, size_t& i) {
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+void skip_space(std::string_view s, size_t &i) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t'))
+        ++i;
 }
 
 struct LavaLine {
-  std::string lvl;
-  std::optional<std::string> msg;
+    std::string lvl;
+    std::optional<std::string> msg;
 };
 
 // `- {"dt": "...", "lvl": "target", "msg": "..."}`. Reads "key": "string" pairs in order
 // and stops at the first value that is not a string (a results dict, say).
 std::optional<LavaLine> parse_lava(std::string_view s) {
-  size_t i = 0;
-  skip_space(s, i);
-  if (s.substr(i, 3) != "- {") return std::nullopt;
-  LavaLine out;
-  bool any = false;
-  for (i += 3;; ++i) {
+    size_t i = 0;
     skip_space(s, i);
-    if (i >= s.size() || s[i] != '"') break;
-    auto key = decode_quoted(s, i);
-    skip_space(s, i);
-    if (!key || i >= s.size() || s[i] != ':') break;
-    skip_space(s, ++i);
-    if (i >= s.size() || s[i] != '"') break;
-    auto value = decode_quoted(s, i);
-    if (!value) break;
-    any = true;
-    if (*key == "lvl") out.lvl = std::move(*value);
-    if (*key == "msg") out.msg = std::move(*value);
-    skip_space(s, i);
-    if (i >= s.size() || s[i] != ',') break;
-  }
-  if (!any) return std::nullopt;
-  return out;
+    if (s.substr(i, 3) != "- {")
+        return std::nullopt;
+    LavaLine out;
+    bool any = false;
+    for (i += 3;; ++i) {
+        skip_space(s, i);
+        if (i >= s.size() || s[i] != '"')
+            break;
+        auto key = decode_quoted(s, i);
+        skip_space(s, i);
+        if (!key || i >= s.size() || s[i] != ':')
+            break;
+        skip_space(s, ++i);
+        if (i >= s.size() || s[i] != '"')
+            break;
+        auto value = decode_quoted(s, i);
+        if (!value)
+            break;
+        any = true;
+        if (*key == "lvl")
+            out.lvl = std::move(*value);
+        if (*key == "msg")
+            out.msg = std::move(*value);
+        skip_space(s, i);
+        if (i >= s.size() || s[i] != ',')
+            break;
+    }
+    if (!any)
+        return std::nullopt;
+    return out;
 }
 
 // ---- frames ------------------------------------------------------------------------
 
 struct Frame {
-  uint64_t seq = 0;
-  std::string_view crc, json;
+    uint64_t seq = 0;
+    std::string_view crc, json;
 };
 
 // "IB1 <seq> <crc> <json>", text starting at the marker. Seq has no leading zeros and at
 // most 18 digits so that it fits; trailing blanks a console may add are ignored.
 std::optional<Frame> split_frame(std::string_view text) {
-  Frame f;
-  std::string_view rest = text.substr(kFrameMarker.size());
-  const size_t digits = rest.find_first_not_of("0123456789");
-  if (digits == 0 || digits > 18 || digits == std::string_view::npos) return std::nullopt;
-  if (rest[0] == '0' && digits > 1) return std::nullopt;
-  for (char c : rest.substr(0, digits)) f.seq = f.seq * 10 + uint64_t(c - '0');
-  rest.remove_prefix(digits);
-  if (rest.size() < 10 || rest[0] != ' ' || rest[9] != ' ') return std::nullopt;
-  f.crc = rest.substr(1, 8);
-  if (f.crc.find_first_not_of("0123456789abcdef") != std::string_view::npos) return std::nullopt;
-  f.json = rest.substr(10);
-  while (!f.json.empty() && (f.json.back() == ' ' || f.json.back() == '\t')) f.json.remove_suffix(1);
-  return f;
+    Frame f;
+    std::string_view rest = text.substr(kFrameMarker.size());
+    const size_t digits = rest.find_first_not_of("0123456789");
+    if (digits == 0 || digits > 18 || digits == std::string_view::npos)
+        return std::nullopt;
+    if (rest[0] == '0' && digits > 1)
+        return std::nullopt;
+    for (char c : rest.substr(0, digits))
+        f.seq = f.seq * 10 + uint64_t(c - '0');
+    rest.remove_prefix(digits);
+    if (rest.size() < 10 || rest[0] != ' ' || rest[9] != ' ')
+        return std::nullopt;
+    f.crc = rest.substr(1, 8);
+    if (f.crc.find_first_not_of("0123456789abcdef") != std::string_view::npos)
+        return std::nullopt;
+    f.json = rest.substr(10);
+    while (!f.json.empty() && (f.json.back() == ' ' || f.json.back() == '\t'))
+        f.json.remove_suffix(1);
+    return f;
 }
 
 // nlohmann's parser is iterative, but copying and dumping a value recurse: refuse depth
 // no record of ours reaches, before parsing.
 bool too_deep(std::string_view text, int limit = 100) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if ((c == '{' || c == '[') && ++depth > limit) {
-      return true;
-    } else if (c == '}' || c == ']') {
-      --depth;
+    int depth = 0;
+    bool in_string = false, escaped = false;
+    for (char c : text) {
+        if (in_string) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if ((c == '{' || c == '[') && ++depth > limit) {
+            return true;
+        } else if (c == '}' || c == ']') {
+            --depth;
+        }
     }
-  }
-  return false;
+    return false;
 }
 
-const json* member(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it == j.end() ? nullptr : &*it;
+const json *member(const json &j, const char *key) {
+    auto it = j.find(key);
+    return it == j.end() ? nullptr : &*it;
 }
 
-bool has_type(const json& j, std::string_view type) {
-  const json* t = member(j, "type");
-  return t && t->is_string() && t->get_ref<const std::string&>() == type;
+bool has_type(const json &j, std::string_view type) {
+    const json *t = member(j, "type");
+    return t && t->is_string() && t->get_ref<const std::string &>() == type;
 }
 
 // ---- kernel events -----------------------------------------------------------------
 
 bool contains(std::string_view s, std::string_view needle) {
-  return s.find(needle) != std::string_view::npos;
+    return s.find(needle) != std::string_view::npos;
 }
 
-bool has_oops(std::string_view s) {
-  for (size_t at = s.find("Oops"); at != std::string_view::npos; at = s.find("Oops", at + 1))
-    if (at + 4 == s.size() || s[at + 4] == ':' || s[at + 4] == ' ') return true;
-  return false;
+// Most specific first: a kill-init is a panic, a soft lockup says "BUG:". The message
+// starts at the needle; `also` must follow it on the line.
+struct EventPattern {
+    std::string_view kind, needle, also = {};
+};
+constexpr EventPattern kEvents[] = {
+    {"kill_init", "Attempted to kill init"},
+    {"panic", "Kernel panic - not syncing"},
+    {"soft_lockup", "watchdog: BUG: soft lockup"},
+    {"rcu_stall", "INFO: rcu", "stall"}, // "rcu: INFO: rcu_preempt self-detected stall on CPU"
+    {"rcu_stall", "RCU stall"},
+    {"oops", "Oops:"}, // x86 "Oops: 0000 [#1]", arm64 "Internal error: Oops: 96000004"
+    {"oops", "Oops -"},
+    {"bug", "BUG:"},
+    {"warning", "WARNING:"},
+};
+
+// A panic's message is what follows "not syncing: ", even when the line is a kill-init.
+std::string_view event_message(std::string_view s, size_t at) {
+    constexpr std::string_view kPanic = "Kernel panic - not syncing";
+    if (const size_t p = s.find(kPanic); p != std::string_view::npos) {
+        at = p + kPanic.size();
+        if (s.substr(at, 2) == ": ")
+            at += 2;
+    }
+    return s.substr(at);
 }
 
-// Most specific first: a kill-init is a panic, a soft lockup says "BUG:".
 std::optional<KernelEvent> classify(std::string_view s) {
-  constexpr std::string_view kPanic = "Kernel panic - not syncing";
-  KernelEvent e;
-  size_t from = 0;
-  if (contains(s, "Attempted to kill init")) e.kind = "kill_init";
-  else if (contains(s, kPanic)) e.kind = "panic";
-  else if (contains(s, "watchdog: BUG: soft lockup")) e.kind = "soft_lockup", from = s.find("BUG:");
-  else if (contains(s, "RCU stall") || (contains(s, "INFO: rcu") && contains(s, "stall")))
-    e.kind = "rcu_stall", from = s.find("INFO: rcu");
-  else if (has_oops(s)) e.kind = "oops", from = s.find("Oops");
-  else if (contains(s, "BUG:")) e.kind = "bug", from = s.find("BUG:");
-  else if (contains(s, "WARNING:")) e.kind = "warning", from = s.find("WARNING:");
-  else return std::nullopt;
-  if (const size_t p = s.find(kPanic); p != std::string_view::npos) {
-    from = p + kPanic.size();
-    if (s.substr(from, 2) == ": ") from += 2;
-  }
-  if (from == std::string_view::npos) from = 0;  // "RCU stall" spelled literally
-  e.message = excerpt(s.substr(from));
-  e.text = excerpt(s);
-  return e;
+    for (const EventPattern &p : kEvents) {
+        const size_t at = s.find(p.needle);
+        if (at == std::string_view::npos || !contains(s.substr(at), p.also))
+            continue;
+        return KernelEvent{std::string(p.kind), excerpt(event_message(s, at)), excerpt(s), 0};
+    }
+    return std::nullopt;
 }
 
-}  // namespace
+} // namespace
 
 // ---- per-run state ----------------------------------------------------------------
 
 struct LogParser::Run {
-  struct Stored {
-    uint64_t line;
-    std::string crc;
-    json value;
-  };
-  int index = 0;
-  std::map<uint64_t, Stored> records;
-  std::vector<DamagedLine> damaged;
-  std::vector<DuplicateSeq> duplicates;
-  std::vector<DamagedLine> after_end;
-  bool conflict = false;  // a duplicate seq with different content
-  EndInfo end;
-  uint64_t first_line = 0, last_line = 0;
-  std::vector<uint64_t> missing;
-  uint64_t missing_count = 0;
-  uint64_t unlisted = 0;  // entries left off the capped lists
-  LogStatus status = LogStatus::no_records;
+    struct Stored {
+        uint64_t line;
+        std::string crc;
+        json value;
+    };
+    int index = 0;
+    std::map<uint64_t, Stored> records;
+    std::vector<DamagedLine> damaged;
+    std::vector<DuplicateSeq> duplicates;
+    std::vector<DamagedLine> after_end;
+    bool conflict = false; // a duplicate seq with different content
+    EndInfo end;
+    uint64_t first_line = 0, last_line = 0;
+    std::vector<uint64_t> missing;
+    uint64_t missing_count = 0;
+    uint64_t unlisted = 0; // entries left off the capped lists
+    LogStatus status = LogStatus::no_records;
 
-  bool empty() const { return records.empty() && damaged.empty(); }
-  void touch(uint64_t line) {
-    if (!first_line) first_line = line;
-    last_line = line;
-  }
-  template <typename T>
-  void list(std::vector<T>& to, T item) {
-    if (to.size() < kMaxListed) to.push_back(std::move(item));
-    else ++unlisted;
-  }
-  void note_end(uint64_t seq, uint64_t line, const json& value);
-  void settle();
-  void export_to(ParsedLog& out);
+    bool empty() const { return records.empty() && damaged.empty(); }
+    void touch(uint64_t line) {
+        if (!first_line)
+            first_line = line;
+        last_line = line;
+    }
+    template <typename T> void list(std::vector<T> &to, T item) {
+        if (to.size() < kMaxListed)
+            to.push_back(std::move(item));
+        else
+            ++unlisted;
+    }
+    void note_end(uint64_t seq, uint64_t line, const json &value);
+    void settle();
+    void export_to(ParsedLog &out);
 
- private:
-  void find_missing(uint64_t limit);
-  void check_end();
+private:
+    void find_missing(uint64_t limit);
+    void check_end();
 };
 
-void LogParser::Run::note_end(uint64_t seq, uint64_t line, const json& value) {
-  end.found = true;
-  end.seq = seq;
-  end.line = line;
-  if (const json* n = member(value, "records"); n && n->is_number_unsigned()) end.records = n->get<uint64_t>();
-  if (const json* d = member(value, "digest"); d && d->is_string()) end.digest = excerpt(d->get_ref<const std::string&>());
+void LogParser::Run::note_end(uint64_t seq, uint64_t line, const json &value) {
+    end.found = true;
+    end.seq = seq;
+    end.line = line;
+    if (const json *n = member(value, "records"); n && n->is_number_unsigned())
+        end.records = n->get<uint64_t>();
+    if (const json *d = member(value, "digest"); d && d->is_string())
+        end.digest = excerpt(d->get_ref<const std::string &>());
 }
 
 void LogParser::Run::find_missing(uint64_t limit) {
-  uint64_t expect = 0;
-  auto note_gap = [&](uint64_t upto) {
-    for (uint64_t s = expect; s < upto && missing.size() < kMaxListed; ++s) missing.push_back(s);
-    missing_count += upto - expect;
-  };
-  for (const auto& [seq, stored] : records) {
-    if (seq >= limit) break;
-    if (seq > expect) note_gap(seq);
-    expect = seq + 1;
-  }
-  if (limit > expect) note_gap(limit);
+    uint64_t expect = 0;
+    auto note_gap = [&](uint64_t upto) {
+        for (uint64_t s = expect; s < upto && missing.size() < kMaxListed; ++s)
+            missing.push_back(s);
+        missing_count += upto - expect;
+    };
+    for (const auto &[seq, stored] : records) {
+        if (seq >= limit)
+            break;
+        if (seq > expect)
+            note_gap(seq);
+        expect = seq + 1;
+    }
+    if (limit > expect)
+        note_gap(limit);
 }
 
 void LogParser::Run::check_end() {
-  const bool beyond = !records.empty() && records.rbegin()->first > end.seq;
-  end.count_ok = end.records == end.seq && missing_count == 0 && !beyond;
-  if (!end.count_ok) return;
-  uint32_t digest = 0;
-  for (const auto& [seq, stored] : records)
-    if (seq < end.seq) digest = crc32(stored.crc, digest);
-  end.digest_ok = end.digest == crc32_hex(digest);
+    const bool beyond = !records.empty() && records.rbegin()->first > end.seq;
+    end.count_ok = end.records == end.seq && missing_count == 0 && !beyond;
+    if (!end.count_ok)
+        return;
+    uint32_t digest = 0;
+    for (const auto &[seq, stored] : records)
+        if (seq < end.seq)
+            digest = crc32(stored.crc, digest);
+    end.digest_ok = end.digest == crc32_hex(digest);
 }
 
 void LogParser::Run::settle() {
-  const uint64_t limit = end.found ? end.seq : (records.empty() ? 0 : records.rbegin()->first + 1);
-  find_missing(limit);
-  if (end.found) check_end();
-  if (empty()) status = LogStatus::no_records;
-  else if (!damaged.empty() || missing_count || conflict || (end.found && !(end.count_ok && end.digest_ok)))
-    status = LogStatus::corrupt;
-  else status = end.found ? LogStatus::complete : LogStatus::incomplete;
+    const uint64_t limit =
+        end.found ? end.seq : (records.empty() ? 0 : records.rbegin()->first + 1);
+    find_missing(limit);
+    if (end.found)
+        check_end();
+    if (empty())
+        status = LogStatus::no_records;
+    else if (!damaged.empty() || missing_count || conflict ||
+             (end.found && !(end.count_ok && end.digest_ok)))
+        status = LogStatus::corrupt;
+    else
+        status = end.found ? LogStatus::complete : LogStatus::incomplete;
 }
 
-void LogParser::Run::export_to(ParsedLog& out) {
-  out.status = status;
-  out.run_kept = index;
-  for (auto& [seq, stored] : records) out.records.push_back({seq, stored.line, std::move(stored.value)});
-  out.damaged = std::move(damaged);
-  out.missing = std::move(missing);
-  out.missing_count = missing_count;
-  out.duplicates = std::move(duplicates);
-  out.after_end = std::move(after_end);
-  out.unlisted = unlisted;
-  out.end = end;
-  out.first_line = first_line;
-  out.last_line = last_line;
+void LogParser::Run::export_to(ParsedLog &out) {
+    out.status = status;
+    out.run_kept = index;
+    for (auto &[seq, stored] : records)
+        out.records.push_back({seq, stored.line, std::move(stored.value)});
+    out.damaged = std::move(damaged);
+    out.missing = std::move(missing);
+    out.missing_count = missing_count;
+    out.duplicates = std::move(duplicates);
+    out.after_end = std::move(after_end);
+    out.unlisted = unlisted;
+    out.end = end;
+    out.first_line = first_line;
+    out.last_line = last_line;
 }
 
 // ---- parser --------------------------------------------------------------------------
@@ -372,212 +438,261 @@ LogParser::LogParser() : cur_(std::make_unique<Run>()) {}
 LogParser::~LogParser() = default;
 
 void LogParser::feed(std::string_view bytes) {
-  if (finished_) return;
-  for (;;) {
-    const size_t nl = bytes.find('\n');
-    append(bytes.substr(0, nl));
-    if (nl == std::string_view::npos) return;
-    end_line();
-    bytes.remove_prefix(nl + 1);
-  }
+    if (finished_)
+        return;
+    for (;;) {
+        const size_t nl = bytes.find('\n');
+        append(bytes.substr(0, nl));
+        if (nl == std::string_view::npos)
+            return;
+        end_line();
+        bytes.remove_prefix(nl + 1);
+    }
 }
 
 void LogParser::append(std::string_view part) {
-  if (overlong_) return;
-  if (part.size() > kMaxLine - line_.size()) {
-    part = part.substr(0, kMaxLine - line_.size());
-    overlong_ = true;
-  }
-  line_.append(part);
+    if (overlong_)
+        return;
+    if (part.size() > kMaxLine - line_.size()) {
+        part = part.substr(0, kMaxLine - line_.size());
+        overlong_ = true;
+    }
+    line_.append(part);
 }
 
 void LogParser::end_line() {
-  ++line_no_;
-  try {
-    if (overlong_) damage(line_, "line too long");
-    else process(line_);
-  } catch (const std::exception& e) {
-    // Only allocation failure can get here; report it rather than lose the line silently.
+    ++line_no_;
     try {
-      damage(line_, std::string("internal error: ") + e.what());
-    } catch (...) {
+        if (overlong_)
+            damage(line_, "line too long");
+        else
+            process(line_);
+    } catch (const std::exception &e) {
+        // Only allocation failure can get here; report it rather than lose the line silently.
+        try {
+            damage(line_, std::string("internal error: ") + e.what());
+        } catch (...) {
+        }
     }
-  }
-  overlong_ = false;
-  line_.clear();
-  if (line_.capacity() > (64u << 10)) std::string().swap(line_);  // after a huge line
+    overlong_ = false;
+    line_.clear();
+    if (line_.capacity() > (64u << 10))
+        std::string().swap(line_); // after a huge line
 }
 
 void LogParser::process(std::string_view raw) {
-  const std::string line = clean_line(raw);
-  auto lava = parse_lava(line);
-  if (!lava) return console_line(line);
-  if (lava->lvl != "target" || !lava->msg) return;
-  // The message is itself console output: clean it again, it may hold several lines.
-  const std::string msg = clean_line(*lava->msg);
-  for (size_t start = 0; start <= msg.size();) {
-    const size_t nl = std::min(msg.find('\n', start), msg.size());
-    console_line(std::string_view(msg).substr(start, nl - start));
-    start = nl + 1;
-  }
+    const std::string line = clean_line(raw);
+    auto lava = parse_lava(line);
+    if (!lava)
+        return console_line(line);
+    if (lava->lvl != "target" || !lava->msg)
+        return;
+    // The message is itself console output: clean it again, it may hold several lines.
+    const std::string msg = clean_line(*lava->msg);
+    for (size_t start = 0; start <= msg.size();) {
+        const size_t nl = std::min(msg.find('\n', start), msg.size());
+        console_line(std::string_view(msg).substr(start, nl - start));
+        start = nl + 1;
+    }
 }
 
 void LogParser::console_line(std::string_view text) {
-  const size_t at = text.rfind(kFrameMarker);
-  if (at == std::string_view::npos) return scan_kernel(text);
-  // Text before a whole frame is console output; a damaged frame may hide a kernel line.
-  scan_kernel(frame(text.substr(at)) ? text.substr(0, at) : text);
+    const size_t at = text.rfind(kFrameMarker);
+    if (at == std::string_view::npos)
+        return scan_kernel(text);
+    // Text before a whole frame is console output; a damaged frame may hide a kernel line.
+    scan_kernel(frame(text.substr(at)) ? text.substr(0, at) : text);
 }
 
 bool LogParser::frame(std::string_view text) {
-  auto fail = [&](const char* reason, std::optional<uint64_t> seq = {}) {
-    damage(text, reason, seq);
-    return false;
-  };
-  auto f = split_frame(text);
-  if (!f) return fail("malformed frame");
-  if (crc32_hex(crc32(f->json)) != f->crc) return fail("crc mismatch", f->seq);
-  json value = too_deep(f->json) ? json(json::value_t::discarded)
-                                 : json::parse(f->json, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) return fail("bad json", f->seq);
-  const json* v = value.is_object() ? member(value, "v") : nullptr;
-  const json* type = value.is_object() ? member(value, "type") : nullptr;
-  if (!v || !v->is_number_integer() || !type || !type->is_string())
-    return fail("bad record (needs an object with integer v and string type)", f->seq);
-  accept(f->seq, std::string(f->crc), text, std::move(value));
-  return true;
+    auto fail = [&](const char *reason, std::optional<uint64_t> seq = {}) {
+        damage(text, reason, seq);
+        return false;
+    };
+    auto f = split_frame(text);
+    if (!f)
+        return fail("malformed frame");
+    if (crc32_hex(crc32(f->json)) != f->crc)
+        return fail("crc mismatch", f->seq);
+    json value = too_deep(f->json) ? json(json::value_t::discarded)
+                                   : json::parse(f->json, nullptr, /*allow_exceptions=*/false);
+    if (value.is_discarded())
+        return fail("bad json", f->seq);
+    const json *v = value.is_object() ? member(value, "v") : nullptr;
+    const json *type = value.is_object() ? member(value, "type") : nullptr;
+    if (!v || !v->is_number_integer() || !type || !type->is_string())
+        return fail("bad record", f->seq); // not an object with integer v and string type
+    accept(f->seq, std::string(f->crc), text, std::move(value));
+    return true;
 }
 
 void LogParser::damage(std::string_view text, std::string reason, std::optional<uint64_t> seq) {
-  Run& run = *cur_;
-  DamagedLine d{line_no_, std::move(reason), excerpt(text), seq};
-  if (unterminated_) {
-    result_.cut_off = std::move(d);
-    return;
-  }
-  if (run.end.found) return run.list(run.after_end, std::move(d));
-  run.touch(line_no_);
-  run.list(run.damaged, std::move(d));
+    Run &run = *cur_;
+    DamagedLine d{line_no_, std::move(reason), excerpt(text), seq};
+    if (unterminated_) {
+        result_.cut_off = std::move(d);
+        return;
+    }
+    if (run.end.found)
+        return run.list(run.after_end, std::move(d));
+    run.touch(line_no_);
+    run.list(run.damaged, std::move(d));
 }
 
 void LogParser::accept(uint64_t seq, std::string crc, std::string_view text, json value) {
-  // A header starts a new run unless it repeats this run's own. Damage before any record
-  // stays with the run that follows: it may have been that run's header.
-  if (seq == 0 && has_type(value, "header") && !cur_->records.empty()) {
-    auto first = cur_->records.find(0);
-    const bool repeat = first != cur_->records.end() && first->second.crc == crc;
-    if (cur_->end.found || !repeat) start_run();
-  }
-  Run& run = *cur_;
-  if (run.end.found) return run.list(run.after_end, DamagedLine{line_no_, "after end record", excerpt(text), seq});
-  if (auto it = run.records.find(seq); it != run.records.end()) {
-    const bool same = it->second.crc == crc;
-    run.conflict |= !same;
-    return run.list(run.duplicates, DuplicateSeq{seq, line_no_, same});
-  }
-  run.touch(line_no_);
-  if (has_type(value, "end")) run.note_end(seq, line_no_, value);
-  run.records.emplace(seq, Run::Stored{line_no_, std::move(crc), std::move(value)});
+    // A header starts a new run unless it repeats this run's own. Damage before any record
+    // stays with the run that follows: it may have been that run's header.
+    if (seq == 0 && has_type(value, "header") && !cur_->records.empty()) {
+        auto first = cur_->records.find(0);
+        const bool repeat = first != cur_->records.end() && first->second.crc == crc;
+        if (cur_->end.found || !repeat)
+            start_run();
+    }
+    Run &run = *cur_;
+    if (run.end.found)
+        return run.list(run.after_end,
+                        DamagedLine{line_no_, "after end record", excerpt(text), seq});
+    if (auto it = run.records.find(seq); it != run.records.end()) {
+        const bool same = it->second.crc == crc;
+        run.conflict |= !same;
+        return run.list(run.duplicates, DuplicateSeq{seq, line_no_, same});
+    }
+    run.touch(line_no_);
+    if (has_type(value, "end"))
+        run.note_end(seq, line_no_, value);
+    run.records.emplace(seq, Run::Stored{line_no_, std::move(crc), std::move(value)});
 }
 
 void LogParser::scan_kernel(std::string_view text) {
-  auto event = classify(text);
-  if (!event) return;
-  event->line = line_no_;
-  if (++result_.kernel_event_count <= kMaxListed) result_.kernel_events.push_back(std::move(*event));
+    auto event = classify(text);
+    if (!event)
+        return;
+    event->line = line_no_;
+    if (++result_.kernel_event_count <= kMaxListed)
+        result_.kernel_events.push_back(std::move(*event));
 }
 
 // Settles the current run; a complete one replaces the kept run.
 void LogParser::close_run() {
-  cur_->settle();
-  result_.run_statuses.push_back(cur_->status);
-  if (cur_->status == LogStatus::complete) kept_ = std::move(cur_);
+    cur_->settle();
+    result_.run_statuses.push_back(cur_->status);
+    if (cur_->status == LogStatus::complete)
+        kept_ = std::move(cur_);
 }
 
 void LogParser::start_run() {
-  close_run();
-  cur_ = std::make_unique<Run>();
-  cur_->index = int(result_.run_statuses.size());
+    close_run();
+    cur_ = std::make_unique<Run>();
+    cur_->index = int(result_.run_statuses.size());
 }
 
 void LogParser::finish() {
-  if (finished_) return;
-  unterminated_ = !line_.empty() || overlong_;
-  if (unterminated_) end_line();
-  finished_ = true;
-  if (!cur_->empty()) close_run();
-  // The last complete run, else the last run.
-  Run* run = kept_ ? kept_.get() : (cur_ && !cur_->empty() ? cur_.get() : nullptr);
-  result_.runs_seen = int(result_.run_statuses.size());
-  result_.lines = line_no_;
-  if (run) run->export_to(result_);
+    if (finished_)
+        return;
+    unterminated_ = !line_.empty() || overlong_;
+    if (unterminated_)
+        end_line();
+    finished_ = true;
+    if (!cur_->empty())
+        close_run();
+    // The last complete run, else the last run.
+    Run *run = kept_ ? kept_.get() : (cur_ && !cur_->empty() ? cur_.get() : nullptr);
+    result_.runs_seen = int(result_.run_statuses.size());
+    result_.lines = line_no_;
+    if (run)
+        run->export_to(result_);
 }
 
 std::string_view to_string(LogStatus status) {
-  switch (status) {
-    case LogStatus::complete: return "complete";
-    case LogStatus::incomplete: return "incomplete";
-    case LogStatus::corrupt: return "corrupt";
-    case LogStatus::no_records: return "no-records";
-  }
-  return "unknown";
+    switch (status) {
+    case LogStatus::complete:
+        return "complete";
+    case LogStatus::incomplete:
+        return "incomplete";
+    case LogStatus::corrupt:
+        return "corrupt";
+    case LogStatus::no_records:
+        return "no-records";
+    }
+    return "unknown";
 }
 
 namespace {
 
-json to_json(const DamagedLine& d) {
-  json j = {{"line", d.line}, {"reason", d.reason}, {"excerpt", d.excerpt}};
-  if (d.seq) j["seq"] = *d.seq;
-  return j;
+json to_json(const DamagedLine &d) {
+    json j = {{"line", d.line}, {"reason", d.reason}, {"excerpt", d.excerpt}};
+    if (d.seq)
+        j["seq"] = *d.seq;
+    return j;
 }
 
-json to_json(const EndInfo& e) {
-  json j = {{"found", e.found}};
-  if (!e.found) return j;
-  j.update({{"seq", e.seq}, {"line", e.line}, {"digest", e.digest},
-            {"count_ok", e.count_ok}, {"digest_ok", e.digest_ok}});
-  j["records"] = e.records ? json(*e.records) : json(nullptr);
-  return j;
+json to_json(const EndInfo &e) {
+    json j = {{"found", e.found}};
+    if (!e.found)
+        return j;
+    j.update({{"seq", e.seq},
+              {"line", e.line},
+              {"digest", e.digest},
+              {"count_ok", e.count_ok},
+              {"digest_ok", e.digest_ok}});
+    j["records"] = e.records ? json(*e.records) : json(nullptr);
+    return j;
 }
 
-template <typename T, typename F>
-json map_list(const std::vector<T>& items, F f) {
-  json out = json::array();
-  for (const T& item : items) out.push_back(f(item));
-  return out;
+template <typename T, typename F> json map_list(const std::vector<T> &items, F f) {
+    json out = json::array();
+    for (const T &item : items)
+        out.push_back(f(item));
+    return out;
 }
 
-}  // namespace
+} // namespace
 
 json ParsedLog::summary_json() const {
-  json runs = map_list(run_statuses, [](LogStatus s) { return json(to_string(s)); });
-  return {
-      {"status", to_string(status)},
-      {"counts", {{"records", records.size()}, {"damaged", damaged.size()},
-                  {"missing", missing_count}, {"duplicates", duplicates.size()},
-                  {"after_end", after_end.size()}, {"unlisted", unlisted},
-                  {"kernel_events", kernel_event_count}, {"lines", lines}}},
-      {"damaged", map_list(damaged, [](const DamagedLine& d) { return to_json(d); })},
-      {"missing", missing},
-      {"duplicates", map_list(duplicates, [](const DuplicateSeq& d) {
-         return json{{"seq", d.seq}, {"line", d.line}, {"same_content", d.same_content}};
-       })},
-      {"after_end", map_list(after_end, [](const DamagedLine& d) { return to_json(d); })},
-      {"cut_off", cut_off ? to_json(*cut_off) : json(nullptr)},
-      {"end", to_json(end)},
-      {"runs", {{"seen", runs_seen}, {"kept", run_kept}, {"statuses", runs},
-                {"first_line", first_line}, {"last_line", last_line}}},
-      {"kernel_events", map_list(kernel_events, [](const KernelEvent& e) {
-         return json{{"kind", e.kind}, {"message", e.message}, {"text", e.text}, {"line", e.line}};
-       })},
-  };
+    json runs = map_list(run_statuses, [](LogStatus s) { return json(to_string(s)); });
+    return {
+        {"status", to_string(status)},
+        {"counts",
+         {{"records", records.size()},
+          {"damaged", damaged.size()},
+          {"missing", missing_count},
+          {"duplicates", duplicates.size()},
+          {"after_end", after_end.size()},
+          {"unlisted", unlisted},
+          {"kernel_events", kernel_event_count},
+          {"lines", lines}}},
+        {"damaged", map_list(damaged, [](const DamagedLine &d) { return to_json(d); })},
+        {"missing", missing},
+        {"duplicates",
+         map_list(
+             duplicates,
+             [](const DuplicateSeq &d) {
+                 return json{{"seq", d.seq}, {"line", d.line}, {"same_content", d.same_content}};
+             })},
+        {"after_end", map_list(after_end, [](const DamagedLine &d) { return to_json(d); })},
+        {"cut_off", cut_off ? to_json(*cut_off) : json(nullptr)},
+        {"end", to_json(end)},
+        {"runs",
+         {{"seen", runs_seen},
+          {"kept", run_kept},
+          {"statuses", runs},
+          {"first_line", first_line},
+          {"last_line", last_line}}},
+        {"kernel_events", map_list(kernel_events,
+                                   [](const KernelEvent &e) {
+                                       return json{{"kind", e.kind},
+                                                   {"message", e.message},
+                                                   {"text", e.text},
+                                                   {"line", e.line}};
+                                   })},
+    };
 }
 
 ParsedLog parse_log(std::string_view whole) {
-  LogParser parser;
-  parser.feed(whole);
-  parser.finish();
-  return parser.result();
+    LogParser parser;
+    parser.feed(whole);
+    parser.finish();
+    return parser.result();
 }
 
-}  // namespace initbench
+} // namespace initbench

@@ -16,27 +16,27 @@ constexpr std::string_view kFrameMarker = "IB1 ";
 
 // Serialises a record's JSON exactly as the frame carries it: compact, 7-bit (\uXXXX),
 // invalid UTF-8 replaced rather than thrown, and no literal "IB1 " inside (see .cpp).
-std::string record_json_text(const nlohmann::json& record);
+std::string record_json_text(const nlohmann::json &record);
 
 class RecordWriter {
- public:
-  // Frames one record and advances seq. Adds "v" if absent; a non-object is replaced by
-  // an error record so that the init never has to handle a throw here.
-  std::string line(nlohmann::json record);
+public:
+    // Frames one record and advances seq. Adds "v" if absent; a non-object is replaced by
+    // an error record so that the init never has to handle a throw here.
+    std::string line(nlohmann::json record);
 
-  // The end record: "type":"end", "records" (= its own seq) and "digest", with `extra`
-  // merged in (it cannot override those three). Later lines continue the same seq.
-  std::string end_line(nlohmann::json extra = nlohmann::json::object());
+    // The end record: "type":"end", "records" (= its own seq) and "digest", with `extra`
+    // merged in (it cannot override those three). Later lines continue the same seq.
+    std::string end_line(nlohmann::json extra = nlohmann::json::object());
 
-  uint64_t next_seq() const { return seq_; }
-  // CRC-32 of the <crc> fields written so far, concatenated in seq order.
-  uint32_t digest() const { return digest_; }
+    uint64_t next_seq() const { return seq_; }
+    // CRC-32 of the <crc> fields written so far, concatenated in seq order.
+    uint32_t digest() const { return digest_; }
 
- private:
-  std::string frame(const nlohmann::json& record);
+private:
+    std::string frame(const nlohmann::json &record);
 
-  uint64_t seq_ = 0;
-  uint32_t digest_ = 0;
+    uint64_t seq_ = 0;
+    uint32_t digest_ = 0;
 };
 
-}  // namespace initbench
+} // namespace initbench

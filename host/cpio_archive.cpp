@@ -44,6 +44,8 @@ std::vector<CpioEntry> parse_manifest(const std::string& text) {
         } else {
             good = false;
         }
+        // A mode is permission bits only: 1 to 4 octal digits.
+        good = good && !mode.empty() && mode.size() <= 4 && mode.find_first_not_of("01234567") == std::string::npos;
         if (!good)
             throw std::runtime_error("manifest line " + std::to_string(n) + ": malformed: " + line);
         e.mode = static_cast<unsigned>(std::stoul(mode, nullptr, 8));

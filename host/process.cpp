@@ -122,7 +122,9 @@ ChildOutcome run_child(const ChildRun& run) {
         out.wall_s = now_s() - t0;
         return out;
     };
-    while (out_open || err_open) {
+    int status = 0;
+    bool reaped = false;
+    while (!reaped) {
         double now = now_s();
         if (now >= deadline)
             return finish_killed(out.complete_s >= 0 ? ChildOutcome::End::lingered : ChildOutcome::End::timeout);
@@ -131,7 +133,9 @@ ChildOutcome run_child(const ChildRun& run) {
         pollfd fds[3] = {{out_open ? stdout_pipe.r : -1, POLLIN, 0},
                          {err_open ? stderr_pipe.r : -1, POLLIN, 0},
                          {signals.fd(), POLLIN, 0}};
-        int wait_ms = static_cast<int>(std::min(deadline - now, 0.25) * 1000) + 1;
+        // With both pipes closed the child may still run: wake up to check on it.
+        double slice = out_open || err_open ? 0.25 : 0.02;
+        int wait_ms = static_cast<int>(std::min(deadline - now, slice) * 1000) + 1;
         if (::poll(fds, 3, wait_ms) < 0 && errno != EINTR)
             break;
         if (fds[2].revents & POLLIN) {
@@ -164,9 +168,11 @@ ChildOutcome run_child(const ChildRun& run) {
                     out.stderr_text.erase(0, out.stderr_text.size() - 8192);
             }
         }
+        if (!out_open && !err_open)
+            reaped = ::waitpid(pid, &status, WNOHANG) == pid;
     }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
+    if (!reaped)
+        ::waitpid(pid, &status, 0);
     out.wall_s = now_s() - t0;
     if (WIFEXITED(status))
         out.exit_code = WEXITSTATUS(status);

@@ -5,9 +5,28 @@
 namespace initbench {
 namespace {
 
+// Field access that never throws: records come off a wire and may hold odd types.
+std::string text(const nlohmann::json& j, const char* key, std::string fallback = "") {
+    auto it = j.find(key);
+    if (it == j.end())
+        return fallback;
+    if (it->is_string())
+        return it->get<std::string>();
+    return it->is_null() ? fallback : it->dump();
+}
+
+double number(const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+std::string end_status(const nlohmann::json* end) {
+    return end ? text(*end, "status", "ok") : "ok";
+}
+
 const nlohmann::json* find_type(const ParsedLog& log, std::string_view type) {
     for (const auto& r : log.records)
-        if (r.json.value("type", "") == type)
+        if (text(r.json, "type") == type)
             return &r.json;
     return nullptr;
 }
@@ -15,7 +34,7 @@ const nlohmann::json* find_type(const ParsedLog& log, std::string_view type) {
 size_t count_type(const ParsedLog& log, std::string_view type) {
     size_t n = 0;
     for (const auto& r : log.records)
-        n += r.json.value("type", "") == type;
+        n += text(r.json, "type") == type;
     return n;
 }
 
@@ -46,7 +65,7 @@ Verdict judge(const ParsedLog& log, const std::optional<ChildOutcome>& child) {
         return {kExitBootFailure, "boot-failure", why};
     }
     const nlohmann::json* end = find_type(log, "end");
-    if ((child && child->end == End::timeout) || (end && end->value("status", "") == "timeout"))
+    if ((child && child->end == End::timeout) || end_status(end) == "timeout")
         return {kExitTimeout, "timeout", "the run did not finish within its timeout"};
     if (log.status == LogStatus::corrupt)
         return {kExitBadOutput, "corrupt",
@@ -54,7 +73,7 @@ Verdict judge(const ParsedLog& log, const std::optional<ChildOutcome>& child) {
                     " missing"};
     if (log.status == LogStatus::incomplete)
         return {kExitBadOutput, "incomplete", "no end record: the output was cut off"};
-    if (size_t errors = count_type(log, "error"); errors || (end && end->value("status", "ok") != "ok"))
+    if (size_t errors = count_type(log, "error"); errors || end_status(end) != "ok")
         return {kExitErrors, "errors", std::to_string(errors) + " error record(s)"};
     return {kExitOk, "ok", "complete"};
 }
@@ -75,32 +94,38 @@ nlohmann::json results_document(const ParsedLog& log, const Verdict& verdict, nl
 std::string human_summary(const ParsedLog& log, const Verdict& verdict) {
     std::ostringstream out;
     if (const auto* h = find_type(log, "header")) {
-        const auto& k = (*h)["kernel"];
-        out << "kernel  " << k.value("release", "?") << "  build-id " << k.value("build_id", "?") << "\n"
-            << "run     " << h->value("run_id", "?") << "  profile "
-            << h->value("/config/values/profile"_json_pointer, std::string("?")) << "\n";
+        auto k = h->find("kernel");
+        const nlohmann::json kernel = k != h->end() && k->is_object() ? *k : nlohmann::json::object();
+        auto cfg = h->find("config");
+        std::string profile = "?";
+        if (cfg != h->end() && cfg->is_object() && cfg->contains("values") && (*cfg)["values"].is_object())
+            profile = text((*cfg)["values"], "profile", "?");
+        out << "kernel  " << text(kernel, "release", "?") << "  build-id " << text(kernel, "build_id", "?") << "\n"
+            << "run     " << text(*h, "run_id", "?") << "  profile " << profile << "\n";
     }
     for (const auto& r : log.records) {
         const auto& j = r.json;
-        std::string type = j.value("type", "");
+        std::string type = text(j, "type");
         if (type == "phase") {
-            out << "phase   " << j.value("phase", "") << " round " << j.value("round", 0);
-            if (j.contains("metrics"))
-                for (const auto& [name, m] : j["metrics"].items())
-                    out << "  " << name << " " << m.value("value", 0.0) << " " << m.value("unit", "");
+            out << "phase   " << text(j, "phase") << " round " << text(j, "round", "0");
+            auto metrics = j.find("metrics");
+            if (metrics != j.end() && metrics->is_object())
+                for (const auto& [name, m] : metrics->items())
+                    if (m.is_object())
+                        out << "  " << name << " " << number(m, "value") << " " << text(m, "unit");
             out << "\n";
         } else if (type == "probe") {
-            out << "probe   " << j.value("probe", "") << " " << j.value("function", "") << " ["
-                << j.value("phase", "") << "]";
-            if (j.value("supported", false))
-                out << " " << j.value("mechanism", "") << " count " << j.value("count", 0) << " avg "
-                    << j.value("avg", 0.0) / 1000 << " us max " << j.value("max", 0) / 1000 << " us";
+            out << "probe   " << text(j, "probe") << " " << text(j, "function") << " [" << text(j, "phase") << "]";
+            auto supported = j.find("supported");
+            if (supported != j.end() && supported->is_boolean() && supported->get<bool>())
+                out << " " << text(j, "mechanism") << " count " << number(j, "count") << " avg "
+                    << number(j, "avg") / 1000 << " us max " << number(j, "max") / 1000 << " us";
             else
-                out << " unsupported: " << j.value("reason", "");
+                out << " unsupported: " << text(j, "reason");
             out << "\n";
         } else if (type == "error" || type == "warning" || type == "kernel") {
-            out << type << (type == "kernel" ? "  " : "   ") << j.value("what", j.value("kind", "")) << ": "
-                << j.value("reason", j.value("line", "")) << "\n";
+            out << type << (type == "kernel" ? "  " : "   ") << text(j, "what", text(j, "kind")) << ": "
+                << text(j, "reason", text(j, "line")) << "\n";
         }
     }
     out << "result  " << verdict.name << " (" << verdict.reason << ")\n";

@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <cstring>
 #include <sys/auxv.h>
+#include <sys/random.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace initbench {
@@ -42,11 +44,28 @@ std::string build_id_from_notes(std::string_view notes) {
     return {};
 }
 
+// getrandom() without blocking (the pool may not be ready this early). Where it cannot
+// answer, AT_RANDOM is mixed with the clock — never printed raw: libc seeds the stack
+// canary from those bytes.
 std::string random_run_id() {
-    auto* bytes = reinterpret_cast<const unsigned char*>(getauxval(AT_RANDOM));
-    if (!bytes)
-        return "unknown";
-    return hex(bytes, 16);
+    unsigned char id[16];
+    if (::getrandom(id, sizeof id, GRND_NONBLOCK) == static_cast<ssize_t>(sizeof id))
+        return hex(id, sizeof id);
+    uint64_t words[2] = {0, 0};
+    if (const auto* seed = reinterpret_cast<const unsigned char*>(getauxval(AT_RANDOM)))
+        std::memcpy(words, seed, sizeof words);
+    timespec ts{};
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    uint64_t x = words[0] ^ (words[1] * 0x9e3779b97f4a7c15ull) ^ static_cast<uint64_t>(ts.tv_nsec);
+    for (int i = 0; i < 2; i++) { // splitmix64: one-way enough to hide the seed bytes
+        x += 0x9e3779b97f4a7c15ull;
+        uint64_t z = x;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        std::memcpy(id + 8 * i, &z, 8);
+    }
+    return hex(id, sizeof id);
 }
 
 // x86 names the model; arm64 has only implementer and part numbers.

@@ -14,15 +14,19 @@ constexpr size_t kMaxEvents = 64; // a flood of warnings must not eat the guest'
 
 std::string_view classify_kernel_message(std::string_view m) {
     auto has = [&](std::string_view s) { return m.find(s) != std::string_view::npos; };
+    auto starts = [&](std::string_view s) { return m.rfind(s, 0) == 0; };
     if (has("Kernel panic"))
         return "panic";
-    if (m.rfind("WARNING:", 0) == 0)
+    // kernel/watchdog*.c prefix their reports: "watchdog: BUG: soft lockup - CPU#0 stuck".
+    if (has("BUG: soft lockup") || has("BUG: workqueue lockup") || has("hard LOCKUP"))
+        return "lockup";
+    if (starts("WARNING:"))
         return "warning";
-    if (m.rfind("BUG:", 0) == 0) // includes "BUG: soft lockup"
-        return has("lockup") ? "lockup" : "bug";
-    if (has("Oops") || m.rfind("general protection fault", 0) == 0)
+    if (starts("BUG:"))
+        return "bug";
+    if (starts("Oops") || has(" Oops:") || starts("general protection fault"))
         return "oops";
-    if (m.rfind("Out of memory:", 0) == 0 || m.rfind("oom-kill:", 0) == 0)
+    if (starts("Out of memory:") || starts("oom-kill:"))
         return "oom";
     if (has("detected stalls") || has("self-detected stall"))
         return "stall";
@@ -31,7 +35,7 @@ std::string_view classify_kernel_message(std::string_view m) {
     return {};
 }
 
-nlohmann::json KernelEvent::to_json() const {
+nlohmann::json KmsgEvent::to_json() const {
     return {{"kind", kind}, {"time_s", time_s}, {"line", line}, {"context", context}};
 }
 
@@ -95,7 +99,7 @@ void KmsgWatcher::loop() {
     }
 }
 
-std::vector<KernelEvent> KmsgWatcher::drain() {
+std::vector<KmsgEvent> KmsgWatcher::drain() {
     std::lock_guard lock(mu_);
     return std::exchange(events_, {});
 }

@@ -14,7 +14,7 @@
 
 namespace initbench {
 
-struct KernelEvent {
+struct KmsgEvent {
     std::string kind;                 // "warning", "bug", "oops", "panic", "oom", "lockup", "stall", "hung_task"
     double time_s = 0;                // kernel timestamp
     std::string line;                 // the message that triggered it
@@ -32,7 +32,7 @@ public:
     KmsgWatcher(const KmsgWatcher&) = delete;
     KmsgWatcher& operator=(const KmsgWatcher&) = delete;
     bool active() const { return kmsg_.valid(); }
-    std::vector<KernelEvent> drain();
+    std::vector<KmsgEvent> drain();
 
 private:
     void loop();
@@ -41,7 +41,7 @@ private:
     Fd kmsg_;
     Fd stop_;
     std::mutex mu_;
-    std::vector<KernelEvent> events_;
+    std::vector<KmsgEvent> events_;
     std::thread thread_;
 };
 

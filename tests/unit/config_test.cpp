@@ -11,287 +11,299 @@ namespace {
 
 using Profiles = std::map<std::string, std::string, std::less<>>;
 
-ProfileLookup lookup_in(const Profiles& profiles) {
-  return [&profiles](std::string_view name) -> std::optional<std::string> {
-    auto it = profiles.find(name);
-    if (it == profiles.end()) return std::nullopt;
-    return it->second;
-  };
+ProfileLookup lookup_in(const Profiles &profiles) {
+    return [&profiles](std::string_view name) -> std::optional<std::string> {
+        auto it = profiles.find(name);
+        if (it == profiles.end())
+            return std::nullopt;
+        return it->second;
+    };
 }
 
-ConfigResult parse(std::string_view cmdline, const Profiles& profiles = {}) {
-  return parse_config(cmdline, lookup_in(profiles));
+ConfigResult parse(std::string_view cmdline, const Profiles &profiles = {}) {
+    return parse_config(cmdline, lookup_in(profiles));
 }
 
 // The one error a command line is expected to produce.
-ConfigError only_error(const ConfigResult& r) {
-  std::string all;
-  for (const auto& e : r.errors) all += e.describe() + "\n";
-  EXPECT_EQ(r.errors.size(), 1u) << all;
-  return r.errors.empty() ? ConfigError{} : r.errors[0];
+ConfigError only_error(const ConfigResult &r) {
+    std::string all;
+    for (const auto &e : r.errors)
+        all += e.describe() + "\n";
+    EXPECT_EQ(r.errors.size(), 1u) << all;
+    return r.errors.empty() ? ConfigError{} : r.errors[0];
 }
 
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+bool has(const std::string &text, const std::string &part) {
+    return text.find(part) != std::string::npos;
 }
 
 TEST(ConfigKeys, DefaultsAreValidAndNamesUnique) {
-  std::set<std::string_view> names;
-  for (const KeySpec& spec : config_keys()) {
-    ConfigValue v;
-    EXPECT_EQ(parse_value(spec, spec.def, v), "") << spec.name;
-    EXPECT_TRUE(names.insert(spec.name).second) << spec.name;
-    EXPECT_FALSE(spec.help.empty()) << spec.name;
-  }
+    std::set<std::string_view> names;
+    for (const KeySpec &spec : config_keys()) {
+        ConfigValue v;
+        EXPECT_EQ(parse_value(spec, spec.def, v), "") << spec.name;
+        EXPECT_TRUE(names.insert(spec.name).second) << spec.name;
+        EXPECT_FALSE(spec.help.empty()) << spec.name;
+    }
 }
 
 TEST(Config, Defaults) {
-  const ConfigResult r = parse("root=/dev/vda console=ttyS0 quiet");
-  EXPECT_TRUE(r.ok());
-  const Config& c = r.config;
-  EXPECT_EQ(c.str("profile"), "default");
-  EXPECT_DOUBLE_EQ(c.seconds("duration"), 5);
-  EXPECT_EQ(c.uint("rounds"), 1u);
-  EXPECT_EQ(c.str("end"), "poweroff");
-  EXPECT_EQ(c.list("phases"), (std::vector<std::string>{"none"}));
-  EXPECT_TRUE(c.list("funclat").empty());
-  EXPECT_EQ(c.source("duration"), "default");
-  EXPECT_TRUE(c.profiles().empty());  // no "default" profile, and none was asked for
-  // Programming errors do not throw.
-  EXPECT_EQ(c.uint("duration"), 0u);
-  EXPECT_EQ(c.str("nope"), "");
+    const ConfigResult r = parse("root=/dev/vda console=ttyS0 quiet");
+    EXPECT_TRUE(r.ok());
+    const Config &c = r.config;
+    EXPECT_EQ(c.str("profile"), "default");
+    EXPECT_DOUBLE_EQ(c.seconds("duration"), 5);
+    EXPECT_EQ(c.uint("rounds"), 1u);
+    EXPECT_EQ(c.str("end"), "poweroff");
+    EXPECT_EQ(c.list("phases"), (std::vector<std::string>{"none"}));
+    EXPECT_TRUE(c.list("funclat").empty());
+    EXPECT_EQ(c.source("duration"), "default");
+    EXPECT_TRUE(c.profiles().empty()); // no "default" profile, and none was asked for
+    // Programming errors do not throw.
+    EXPECT_EQ(c.uint("duration"), 0u);
+    EXPECT_EQ(c.str("nope"), "");
 }
 
 TEST(Config, SplitCmdlineLikeTheKernel) {
-  const auto params = split_cmdline(" a=b  initbench.load=\"stress cpu 2\" \"x y=z w\" bare q=\"\"\n");
-  ASSERT_EQ(params.size(), 5u);
-  EXPECT_EQ(params[1].key, "initbench.load");
-  EXPECT_EQ(params[1].value, "stress cpu 2");
-  EXPECT_EQ(params[2].key, "x y");
-  EXPECT_EQ(params[2].value, "z w");
-  EXPECT_EQ(params[3].key, "bare");
-  EXPECT_FALSE(params[3].value.has_value());
-  EXPECT_EQ(params[4].value, "");
+    const auto params =
+        split_cmdline(" a=b  initbench.load=\"stress cpu 2\" \"x y=z w\" bare q=\"\"\n");
+    ASSERT_EQ(params.size(), 5u);
+    EXPECT_EQ(params[1].key, "initbench.load");
+    EXPECT_EQ(params[1].value, "stress cpu 2");
+    EXPECT_EQ(params[2].key, "x y");
+    EXPECT_EQ(params[2].value, "z w");
+    EXPECT_EQ(params[3].key, "bare");
+    EXPECT_FALSE(params[3].value.has_value());
+    EXPECT_EQ(params[4].value, "");
 }
 
 TEST(Config, CmdlineValues) {
-  const ConfigResult r = parse(
-      "console=ttyS0 initbench.duration=0.5 initbench.rounds=3 initbench.end=reboot "
-      "initbench.phases=boot,idle initbench.cmd_ignored_by_kernel=1 "
-      "initbench.funclat=\" vfs_read , vfs_write\"");
-  ASSERT_EQ(r.errors.size(), 1u);  // only the unknown key
-  const Config& c = r.config;
-  EXPECT_DOUBLE_EQ(c.seconds("duration"), 0.5);
-  EXPECT_EQ(c.uint("rounds"), 3u);
-  EXPECT_EQ(c.str("end"), "reboot");
-  EXPECT_EQ(c.list("phases"), (std::vector<std::string>{"boot", "idle"}));
-  EXPECT_EQ(c.list("funclat"), (std::vector<std::string>{"vfs_read", "vfs_write"}));
-  EXPECT_EQ(c.str("funclat"), "vfs_read,vfs_write");
-  EXPECT_EQ(c.source("rounds"), "cmdline");
+    const ConfigResult r =
+        parse("console=ttyS0 initbench.duration=0.5 initbench.rounds=3 initbench.end=reboot "
+              "initbench.phases=boot,idle initbench.cmd_ignored_by_kernel=1 "
+              "initbench.funclat=\" vfs_read , vfs_write\"");
+    ASSERT_EQ(r.errors.size(), 1u); // only the unknown key
+    const Config &c = r.config;
+    EXPECT_DOUBLE_EQ(c.seconds("duration"), 0.5);
+    EXPECT_EQ(c.uint("rounds"), 3u);
+    EXPECT_EQ(c.str("end"), "reboot");
+    EXPECT_EQ(c.list("phases"), (std::vector<std::string>{"boot", "idle"}));
+    EXPECT_EQ(c.list("funclat"), (std::vector<std::string>{"vfs_read", "vfs_write"}));
+    EXPECT_EQ(c.str("funclat"), "vfs_read,vfs_write");
+    EXPECT_EQ(c.source("rounds"), "cmdline");
 }
 
 TEST(Config, UnknownKeySuggestsTheNearest) {
-  ConfigError e = only_error(parse("initbench.durtion=5"));
-  EXPECT_EQ(e.key, "initbench.durtion");
-  EXPECT_EQ(e.source, "cmdline");
-  EXPECT_TRUE(has(e.reason, "did you mean 'initbench.duration'?")) << e.reason;
-  e = only_error(parse("initbench.xyzzyplugh=5"));
-  EXPECT_EQ(e.reason, "unknown key");
+    ConfigError e = only_error(parse("initbench.durtion=5"));
+    EXPECT_EQ(e.key, "initbench.durtion");
+    EXPECT_EQ(e.source, "cmdline");
+    EXPECT_TRUE(has(e.reason, "did you mean 'initbench.duration'?")) << e.reason;
+    e = only_error(parse("initbench.xyzzyplugh=5"));
+    EXPECT_EQ(e.reason, "unknown key");
 }
 
 TEST(Config, BadNumbers) {
-  EXPECT_TRUE(has(only_error(parse("initbench.duration=abc")).reason, "not a number"));
-  EXPECT_TRUE(has(only_error(parse("initbench.duration=1e3")).reason, "not a number"));
-  EXPECT_TRUE(has(only_error(parse("initbench.duration=-1")).reason, "not a number"));
-  EXPECT_TRUE(has(only_error(parse("initbench.duration=1.2.3")).reason, "not a number"));
-  EXPECT_TRUE(has(only_error(parse("initbench.rounds=1.5")).reason, "not a whole number"));
-  EXPECT_TRUE(has(only_error(parse("initbench.rounds=+2")).reason, "not a whole number"));
-  EXPECT_TRUE(has(only_error(parse("initbench.rounds=99999999999999999999999")).reason, "out of range"));
+    EXPECT_TRUE(has(only_error(parse("initbench.duration=abc")).reason, "not a number"));
+    EXPECT_TRUE(has(only_error(parse("initbench.duration=1e3")).reason, "not a number"));
+    EXPECT_TRUE(has(only_error(parse("initbench.duration=-1")).reason, "not a number"));
+    EXPECT_TRUE(has(only_error(parse("initbench.duration=1.2.3")).reason, "not a number"));
+    EXPECT_TRUE(has(only_error(parse("initbench.rounds=1.5")).reason, "not a whole number"));
+    EXPECT_TRUE(has(only_error(parse("initbench.rounds=+2")).reason, "not a whole number"));
+    EXPECT_TRUE(
+        has(only_error(parse("initbench.rounds=99999999999999999999999")).reason, "out of range"));
 }
 
 TEST(Config, OutOfRangeSaysTheRange) {
-  EXPECT_EQ(only_error(parse("initbench.duration=0.01")).reason,
-            "out of range: must be between 0.05 and 86400 seconds");
-  EXPECT_EQ(only_error(parse("initbench.rounds=0")).reason, "out of range: must be between 1 and 1000");
-  EXPECT_TRUE(has(only_error(parse("initbench.loglevel=9")).reason, "between 0 and 8"));
-  // Range ends are inclusive, and a decimal at the bound is exact.
-  EXPECT_TRUE(parse("initbench.duration=0.05 initbench.rounds=1000 initbench.loglevel=0").ok());
-  EXPECT_TRUE(parse("initbench.warmup=.5 initbench.timeout=1.").ok());
+    EXPECT_EQ(only_error(parse("initbench.duration=0.01")).reason,
+              "out of range: must be between 0.05 and 86400 seconds");
+    EXPECT_EQ(only_error(parse("initbench.rounds=0")).reason,
+              "out of range: must be between 1 and 1000");
+    EXPECT_TRUE(has(only_error(parse("initbench.loglevel=9")).reason, "between 0 and 8"));
+    // Range ends are inclusive, and a decimal at the bound is exact.
+    EXPECT_TRUE(parse("initbench.duration=0.05 initbench.rounds=1000 initbench.loglevel=0").ok());
+    EXPECT_TRUE(parse("initbench.warmup=.5 initbench.timeout=1.").ok());
 }
 
 TEST(Config, BadEnum) {
-  const ConfigError e = only_error(parse("initbench.end=explode"));
-  EXPECT_EQ(e.value, "explode");
-  EXPECT_EQ(e.reason, "must be one of: poweroff, reboot, halt, shell");
+    const ConfigError e = only_error(parse("initbench.end=explode"));
+    EXPECT_EQ(e.value, "explode");
+    EXPECT_EQ(e.reason, "must be one of: poweroff, reboot, halt, shell");
 }
 
 TEST(Config, EmptyMissingAndDuplicateValues) {
-  EXPECT_EQ(only_error(parse("initbench.funclat=")).reason, "empty value");
-  EXPECT_TRUE(has(only_error(parse("initbench.duration")).reason, "missing value"));
-  const ConfigResult r = parse("initbench.rounds=2 initbench.rounds=3");
-  EXPECT_TRUE(has(only_error(r).reason, "more than once"));
-  EXPECT_EQ(r.config.uint("rounds"), 2u);
-  EXPECT_EQ(only_error(parse("initbench.phases=a,,b")).reason, "empty item in list");
+    EXPECT_EQ(only_error(parse("initbench.funclat=")).reason, "empty value");
+    EXPECT_TRUE(has(only_error(parse("initbench.duration")).reason, "missing value"));
+    const ConfigResult r = parse("initbench.rounds=2 initbench.rounds=3");
+    EXPECT_TRUE(has(only_error(r).reason, "more than once"));
+    EXPECT_EQ(r.config.uint("rounds"), 2u);
+    EXPECT_EQ(only_error(parse("initbench.phases=a,,b")).reason, "empty item in list");
 }
 
 TEST(Config, ProfilesAndPrecedence) {
-  const Profiles profiles = {
-      {"base", "# shared settings\n\nduration = 2\nrounds = 4\nwarmup = 1\n"},
-      {"fast", "description = quick check\ninclude = base\n  duration = 0.5  \nfunclat = \"vfs_read, vfs_write\"\r\n"},
-  };
-  const ConfigResult r = parse("initbench.profile=fast initbench.rounds=7", profiles);
-  EXPECT_TRUE(r.ok()) << r.errors[0].describe();
-  const Config& c = r.config;
-  EXPECT_EQ(c.uint("rounds"), 7u);  // cmdline over profile
-  EXPECT_EQ(c.source("rounds"), "cmdline");
-  EXPECT_DOUBLE_EQ(c.seconds("duration"), 0.5);  // profile over what it includes
-  EXPECT_EQ(c.source("duration"), "profile:fast");
-  EXPECT_DOUBLE_EQ(c.seconds("warmup"), 1);
-  EXPECT_EQ(c.source("warmup"), "profile:base");
-  EXPECT_EQ(c.list("funclat"), (std::vector<std::string>{"vfs_read", "vfs_write"}));
-  EXPECT_EQ(c.str("end"), "poweroff");
-  EXPECT_EQ(c.source("end"), "default");
-  EXPECT_EQ(c.profiles(), (std::vector<std::string>{"base", "fast"}));
-  EXPECT_EQ(c.description(), "quick check");
-  const nlohmann::json j = c.to_json();
-  EXPECT_EQ(j["values"]["rounds"], 7);
-  EXPECT_EQ(j["values"]["phases"], nlohmann::json::array({"none"}));
-  EXPECT_EQ(j["sources"]["warmup"], "profile:base");
+    const Profiles profiles = {
+        {"base", "# shared settings\n\nduration = 2\nrounds = 4\nwarmup = 1\n"},
+        {"fast", "description = quick check\ninclude = base\n  duration = 0.5  \nfunclat = "
+                 "\"vfs_read, vfs_write\"\r\n"},
+    };
+    const ConfigResult r = parse("initbench.profile=fast initbench.rounds=7", profiles);
+    EXPECT_TRUE(r.ok()) << r.errors[0].describe();
+    const Config &c = r.config;
+    EXPECT_EQ(c.uint("rounds"), 7u); // cmdline over profile
+    EXPECT_EQ(c.source("rounds"), "cmdline");
+    EXPECT_DOUBLE_EQ(c.seconds("duration"), 0.5); // profile over what it includes
+    EXPECT_EQ(c.source("duration"), "profile:fast");
+    EXPECT_DOUBLE_EQ(c.seconds("warmup"), 1);
+    EXPECT_EQ(c.source("warmup"), "profile:base");
+    EXPECT_EQ(c.list("funclat"), (std::vector<std::string>{"vfs_read", "vfs_write"}));
+    EXPECT_EQ(c.str("end"), "poweroff");
+    EXPECT_EQ(c.source("end"), "default");
+    EXPECT_EQ(c.profiles(), (std::vector<std::string>{"base", "fast"}));
+    EXPECT_EQ(c.description(), "quick check");
+    const nlohmann::json j = c.to_json();
+    EXPECT_EQ(j["values"]["rounds"], 7);
+    EXPECT_EQ(j["values"]["phases"], nlohmann::json::array({"none"}));
+    EXPECT_EQ(j["sources"]["warmup"], "profile:base");
 }
 
 TEST(Config, ImplicitDefaultProfileIsApplied) {
-  const ConfigResult r = parse("", {{"default", "rounds = 2\n"}});
-  EXPECT_TRUE(r.ok());
-  EXPECT_EQ(r.config.uint("rounds"), 2u);
-  EXPECT_EQ(r.config.source("rounds"), "profile:default");
+    const ConfigResult r = parse("", {{"default", "rounds = 2\n"}});
+    EXPECT_TRUE(r.ok());
+    EXPECT_EQ(r.config.uint("rounds"), 2u);
+    EXPECT_EQ(r.config.source("rounds"), "profile:default");
 }
 
 TEST(Config, UnknownProfileListsTheAvailable) {
-  const Profiles profiles = {{"fast", ""}, {"slow", ""}};
-  const ConfigResult r = parse_config("initbench.profile=quick", lookup_in(profiles), {"fast", "slow"});
-  const ConfigError e = only_error(r);
-  EXPECT_EQ(e.key, "initbench.profile");
-  EXPECT_EQ(e.reason, "no such profile; available: fast, slow");
-  EXPECT_TRUE(has(only_error(parse("initbench.profile=../etc/passwd")).reason, "a-z"));
+    const Profiles profiles = {{"fast", ""}, {"slow", ""}};
+    const ConfigResult r =
+        parse_config("initbench.profile=quick", lookup_in(profiles), {"fast", "slow"});
+    const ConfigError e = only_error(r);
+    EXPECT_EQ(e.key, "initbench.profile");
+    EXPECT_EQ(e.reason, "no such profile; available: fast, slow");
+    EXPECT_TRUE(has(only_error(parse("initbench.profile=../etc/passwd")).reason, "a-z"));
 }
 
 TEST(Config, IncludeProblems) {
-  const Profiles profiles = {
-      {"a", "include = b\n"}, {"b", "rounds = 2\ninclude = a\n"}, {"self", "include = self\n"},
-      {"lost", "include = nowhere\n"},
-  };
-  ConfigError e = only_error(parse("initbench.profile=a", profiles));
-  EXPECT_EQ(e.reason, "include cycle: a -> b -> a");
-  EXPECT_EQ(e.source, "profile:b");
-  EXPECT_EQ(e.line, 2u);
-  EXPECT_TRUE(has(only_error(parse("initbench.profile=self", profiles)).reason, "cycle"));
-  EXPECT_EQ(only_error(parse("initbench.profile=lost", profiles)).reason, "no such profile");
+    const Profiles profiles = {
+        {"a", "include = b\n"},
+        {"b", "rounds = 2\ninclude = a\n"},
+        {"self", "include = self\n"},
+        {"lost", "include = nowhere\n"},
+    };
+    ConfigError e = only_error(parse("initbench.profile=a", profiles));
+    EXPECT_EQ(e.reason, "include cycle: a -> b -> a");
+    EXPECT_EQ(e.source, "profile:b");
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_TRUE(has(only_error(parse("initbench.profile=self", profiles)).reason, "cycle"));
+    EXPECT_EQ(only_error(parse("initbench.profile=lost", profiles)).reason, "no such profile");
 }
 
 TEST(Config, ProfileLineErrors) {
-  const Profiles profiles = {{"p",
-                              "rounds = 2\n"
-                              "rounds = 3\n"
-                              "duraton = 1\n"
-                              "initbench.warmup = 1\n"
-                              "just words\n"
-                              "profile = other\n"
-                              "end = sideways\n"
-                              "funclat =\n"}};
-  const ConfigResult r = parse("initbench.profile=p", profiles);
-  ASSERT_EQ(r.errors.size(), 7u);
-  std::vector<unsigned> lines;
-  for (const auto& e : r.errors) {
-    lines.push_back(e.line);
-    EXPECT_EQ(e.source, "profile:p");
-  }
-  EXPECT_EQ(lines, (std::vector<unsigned>{2, 3, 4, 5, 6, 8, 7}));  // value errors come when applied
-  EXPECT_TRUE(has(r.errors[1].reason, "did you mean 'duration'?"));
-  EXPECT_TRUE(has(r.errors[2].reason, "prefix"));
-  EXPECT_EQ(r.errors[6].describe(), "profile:p line 7: end=sideways: must be one of: poweroff, reboot, halt, shell");
-  EXPECT_EQ(r.config.uint("rounds"), 2u);
+    const Profiles profiles = {{"p", "rounds = 2\n"
+                                     "rounds = 3\n"
+                                     "duraton = 1\n"
+                                     "initbench.warmup = 1\n"
+                                     "just words\n"
+                                     "profile = other\n"
+                                     "end = sideways\n"
+                                     "funclat =\n"}};
+    const ConfigResult r = parse("initbench.profile=p", profiles);
+    ASSERT_EQ(r.errors.size(), 7u);
+    std::vector<unsigned> lines;
+    for (const auto &e : r.errors) {
+        lines.push_back(e.line);
+        EXPECT_EQ(e.source, "profile:p");
+    }
+    EXPECT_EQ(lines,
+              (std::vector<unsigned>{2, 3, 4, 5, 6, 8, 7})); // value errors come when applied
+    EXPECT_TRUE(has(r.errors[1].reason, "did you mean 'duration'?"));
+    EXPECT_TRUE(has(r.errors[2].reason, "prefix"));
+    EXPECT_EQ(r.errors[6].describe(),
+              "profile:p line 7: end=sideways: must be one of: poweroff, reboot, halt, shell");
+    EXPECT_EQ(r.config.uint("rounds"), 2u);
 }
 
 TEST(Config, InvalidUtf8IsRefusedAndNeverEchoedRaw) {
-  const ConfigResult r = parse("initbench.funclat=a\xff initbench.\xc0x=1",
-                               {{"default", "description = \xed\xa0\x80\n"}});
-  ASSERT_EQ(r.errors.size(), 3u);
-  EXPECT_EQ(r.errors[0].key, "initbench.?x");  // the command line is read first
-  EXPECT_EQ(r.errors[1].reason, "not valid UTF-8");
-  EXPECT_EQ(r.errors[2].value, "a?");
-  EXPECT_EQ(r.config.str("funclat"), "");
-  for (const auto& e : r.errors) EXPECT_NO_THROW(e.to_json().dump());
-  EXPECT_NO_THROW(r.config.to_json().dump());
-  EXPECT_TRUE(parse("initbench.funclat=caf\xc3\xa9").ok());
+    const ConfigResult r = parse("initbench.funclat=a\xff initbench.\xc0x=1",
+                                 {{"default", "description = \xed\xa0\x80\n"}});
+    ASSERT_EQ(r.errors.size(), 3u);
+    EXPECT_EQ(r.errors[0].key, "initbench.?x"); // the command line is read first
+    EXPECT_EQ(r.errors[1].reason, "not valid UTF-8");
+    EXPECT_EQ(r.errors[2].value, "a?");
+    EXPECT_EQ(r.config.str("funclat"), "");
+    for (const auto &e : r.errors)
+        EXPECT_NO_THROW(e.to_json().dump());
+    EXPECT_NO_THROW(r.config.to_json().dump());
+    EXPECT_TRUE(parse("initbench.funclat=caf\xc3\xa9").ok());
 }
 
 // The kinds on their own, with rows made up here: the production table changes.
 TEST(Config, UintKind) {
-  KeySpec big;
-  big.name = "big", big.kind = Kind::uint, big.umin = 0, big.umax = uint64_t(1) << 63;
-  ConfigValue v;
-  EXPECT_EQ(parse_value(big, "9223372036854775808", v), "");
-  EXPECT_EQ(std::get<uint64_t>(v), uint64_t(1) << 63);
-  EXPECT_TRUE(has(parse_value(big, "9223372036854775809", v), "out of range"));
-  EXPECT_TRUE(has(parse_value(big, "18446744073709551616", v), "out of range"));  // 2^64
-  EXPECT_EQ(parse_value(big, "", v), "not a whole number");
+    KeySpec big;
+    big.name = "big", big.kind = Kind::uint, big.umin = 0, big.umax = uint64_t(1) << 63;
+    ConfigValue v;
+    EXPECT_EQ(parse_value(big, "9223372036854775808", v), "");
+    EXPECT_EQ(std::get<uint64_t>(v), uint64_t(1) << 63);
+    EXPECT_TRUE(has(parse_value(big, "9223372036854775809", v), "out of range"));
+    EXPECT_TRUE(has(parse_value(big, "18446744073709551616", v), "out of range")); // 2^64
+    EXPECT_EQ(parse_value(big, "", v), "not a whole number");
 }
 
 TEST(Config, SecondsKind) {
-  KeySpec s;
-  s.name = "s", s.kind = Kind::seconds, s.min = 0.05, s.max = 10;
-  ConfigValue v;
-  EXPECT_EQ(parse_value(s, "0.05", v), "");
-  EXPECT_EQ(std::get<double>(v), 0.05);  // exactly the literal, so the bound holds
-  EXPECT_EQ(parse_value(s, "10.000", v), "");
-  EXPECT_TRUE(has(parse_value(s, "10.001", v), "out of range"));
-  EXPECT_EQ(parse_value(s, "1234567890.1234567890", v), "too many digits");
-  EXPECT_TRUE(has(parse_value(s, ".", v), "not a number"));
+    KeySpec s;
+    s.name = "s", s.kind = Kind::seconds, s.min = 0.05, s.max = 10;
+    ConfigValue v;
+    EXPECT_EQ(parse_value(s, "0.05", v), "");
+    EXPECT_EQ(std::get<double>(v), 0.05); // exactly the literal, so the bound holds
+    EXPECT_EQ(parse_value(s, "10.000", v), "");
+    EXPECT_TRUE(has(parse_value(s, "10.001", v), "out of range"));
+    EXPECT_EQ(parse_value(s, "1234567890.1234567890", v), "too many digits");
+    EXPECT_TRUE(has(parse_value(s, ".", v), "not a number"));
 }
 
 TEST(Config, StringKind) {
-  KeySpec text;
-  text.name = "t", text.kind = Kind::string;
-  ConfigValue v;
-  EXPECT_EQ(parse_value(text, "stress -c 2", v), "");
-  EXPECT_EQ(std::get<std::string>(v), "stress -c 2");
-  text.check = check_profile_name;
-  EXPECT_TRUE(has(parse_value(text, "Bad Name", v), "a-z"));
+    KeySpec text;
+    text.name = "t", text.kind = Kind::string;
+    ConfigValue v;
+    EXPECT_EQ(parse_value(text, "stress -c 2", v), "");
+    EXPECT_EQ(std::get<std::string>(v), "stress -c 2");
+    text.check = check_profile_name;
+    EXPECT_TRUE(has(parse_value(text, "Bad Name", v), "a-z"));
 }
 
 TEST(Config, FlagAndListKinds) {
-  KeySpec flag;
-  flag.name = "f", flag.kind = Kind::flag;
-  ConfigValue v;
-  for (const char* on : {"1", "yes", "true", "on", "ON"}) {
-    EXPECT_EQ(parse_value(flag, on, v), "");
-    EXPECT_EQ(std::get<bool>(v), true) << on;
-  }
-  for (const char* off : {"0", "no", "false", "off"}) {
-    EXPECT_EQ(parse_value(flag, off, v), "");
-    EXPECT_EQ(std::get<bool>(v), false) << off;
-  }
-  EXPECT_NE(parse_value(flag, "maybe", v), "");
-  KeySpec names;
-  names.name = "n", names.kind = Kind::list, names.check = check_profile_name;
-  EXPECT_TRUE(has(parse_value(names, "ok,Not-OK", v), "Not-OK"));
+    KeySpec flag;
+    flag.name = "f", flag.kind = Kind::flag;
+    ConfigValue v;
+    for (const char *on : {"1", "yes", "true", "on", "ON"}) {
+        EXPECT_EQ(parse_value(flag, on, v), "");
+        EXPECT_EQ(std::get<bool>(v), true) << on;
+    }
+    for (const char *off : {"0", "no", "false", "off"}) {
+        EXPECT_EQ(parse_value(flag, off, v), "");
+        EXPECT_EQ(std::get<bool>(v), false) << off;
+    }
+    EXPECT_NE(parse_value(flag, "maybe", v), "");
+    KeySpec names;
+    names.name = "n", names.kind = Kind::list, names.check = check_profile_name;
+    EXPECT_TRUE(has(parse_value(names, "ok,Not-OK", v), "Not-OK"));
 }
 
 TEST(Config, NeverThrows) {
-  const ProfileLookup throwing = [](std::string_view) -> std::optional<std::string> {
-    throw std::runtime_error("disk on fire");
-  };
-  const ConfigResult r = parse_config("initbench.profile=x", throwing);
-  EXPECT_TRUE(has(only_error(r).reason, "disk on fire"));
+    const ProfileLookup throwing = [](std::string_view) -> std::optional<std::string> {
+        throw std::runtime_error("disk on fire");
+    };
+    const ConfigResult r = parse_config("initbench.profile=x", throwing);
+    EXPECT_TRUE(has(only_error(r).reason, "disk on fire"));
 
-  std::mt19937 rng(3);
-  const std::string alphabet = "initbench.=\" ,0123456789abcdefghijklmnopqrstuvwxyz-_\t\n\\";
-  for (int round = 0; round < 2000; ++round) {
-    std::string cmdline = "initbench.";
-    for (auto n = rng() % 60; n > 0; --n) cmdline += alphabet[rng() % alphabet.size()];
-    EXPECT_NO_THROW(parse(cmdline, {{"default", cmdline}}).config.to_json().dump());
-  }
+    std::mt19937 rng(3);
+    const std::string alphabet = "initbench.=\" ,0123456789abcdefghijklmnopqrstuvwxyz-_\t\n\\";
+    for (int round = 0; round < 2000; ++round) {
+        std::string cmdline = "initbench.";
+        for (auto n = rng() % 60; n > 0; --n)
+            cmdline += alphabet[rng() % alphabet.size()];
+        EXPECT_NO_THROW(parse(cmdline, {{"default", cmdline}}).config.to_json().dump());
+    }
 }
 
-}  // namespace
-}  // namespace initbench
+} // namespace
+} // namespace initbench

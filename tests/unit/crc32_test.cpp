@@ -6,29 +6,30 @@ namespace initbench {
 namespace {
 
 TEST(Crc32, KnownVectors) {
-  EXPECT_EQ(crc32(""), 0u);
-  EXPECT_EQ(crc32("123456789"), 0xCBF43926u);
-  EXPECT_EQ(crc32("The quick brown fox jumps over the lazy dog"), 0x414FA339u);
-  EXPECT_EQ(crc32(std::string_view("\0", 1)), 0xD202EF8Du);
+    EXPECT_EQ(crc32(""), 0u);
+    EXPECT_EQ(crc32("123456789"), 0xCBF43926u);
+    EXPECT_EQ(crc32("The quick brown fox jumps over the lazy dog"), 0x414FA339u);
+    EXPECT_EQ(crc32(std::string_view("\0", 1)), 0xD202EF8Du);
 }
 
 TEST(Crc32, ChainsLikeZlib) {
-  const std::string a = "IB1 framing ", b = "chained in two calls";
-  EXPECT_EQ(crc32(b, crc32(a)), crc32(a + b));
-  EXPECT_EQ(crc32("", crc32(a)), crc32(a));
+    const std::string a = "IB1 framing ", b = "chained in two calls";
+    EXPECT_EQ(crc32(b, crc32(a)), crc32(a + b));
+    EXPECT_EQ(crc32("", crc32(a)), crc32(a));
 }
 
 TEST(Crc32, AllByteValues) {
-  std::string bytes;
-  for (int i = 0; i < 256; ++i) bytes += char(i);
-  EXPECT_EQ(crc32(bytes), 0x29058C73u);
+    std::string bytes;
+    for (int i = 0; i < 256; ++i)
+        bytes += char(i);
+    EXPECT_EQ(crc32(bytes), 0x29058C73u);
 }
 
 TEST(Crc32, Hex) {
-  EXPECT_EQ(crc32_hex(0xCBF43926u), "cbf43926");
-  EXPECT_EQ(crc32_hex(1), "00000001");
-  EXPECT_EQ(crc32_hex(0), "00000000");
+    EXPECT_EQ(crc32_hex(0xCBF43926u), "cbf43926");
+    EXPECT_EQ(crc32_hex(1), "00000001");
+    EXPECT_EQ(crc32_hex(0), "00000000");
 }
 
-}  // namespace
-}  // namespace initbench
+} // namespace
+} // namespace initbench
