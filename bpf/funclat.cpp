@@ -52,18 +52,27 @@ public:
                              zero.size() * sizeof(funclat_hist), BPF_ANY);
     }
 
+    // Snapshot when the window closes: stopping the load must not add to the phase.
+    void window_end() override {
+        snapshot_error_.clear();
+        per_cpu_.assign(ncpus_, funclat_hist{});
+        if (!skel_)
+            return;
+        uint32_t key = 0;
+        if (bpf_map__lookup_elem(skel_->maps.hist, &key, sizeof key, per_cpu_.data(),
+                                 per_cpu_.size() * sizeof(funclat_hist), 0) != 0)
+            snapshot_error_ = std::string("reading the histogram: ") + std::strerror(errno);
+    }
+
     nlohmann::json phase_end() override {
         nlohmann::json r = describe();
         if (!skel_)
             return r;
-        std::vector<funclat_hist> per_cpu(ncpus_);
-        uint32_t key = 0;
-        if (bpf_map__lookup_elem(skel_->maps.hist, &key, sizeof key, per_cpu.data(),
-                                 per_cpu.size() * sizeof(funclat_hist), 0) != 0) {
-            r["error"] = std::string("reading the histogram: ") + std::strerror(errno);
+        if (!snapshot_error_.empty()) {
+            r["error"] = snapshot_error_;
             return r;
         }
-        return merge(per_cpu, std::move(r));
+        return merge(per_cpu_, std::move(r));
     }
 
 private:
@@ -171,6 +180,8 @@ private:
     size_t ncpus_ = 1;
     Mechanism mech_ = Mechanism::fentry;
     std::string reason_;
+    std::vector<funclat_hist> per_cpu_;
+    std::string snapshot_error_;
     Skel skel_;
 };
 

@@ -1,5 +1,10 @@
-// What every embedded probe offers the experiment runner: attach once, then one result per
-// phase. A probe that cannot work on this kernel still exists and says why.
+// What every instrument offers the experiment runner — the BPF probes here, and the perf
+// counters — and when the runner calls it in each phase:
+//   before_load()  the load is not started yet (counters that children inherit open here)
+//   phase_begin()  the measurement window opens (after the warm-up)
+//   window_end()   the window closes; the load still runs (snapshot here)
+//   phase_end()    the load is stopped and reaped; returns the phase's result
+// An instrument that cannot work on this kernel still exists and says why.
 #pragma once
 
 #include <memory>
@@ -15,7 +20,9 @@ public:
     // How it is attached (mechanism, target), or "supported": false with the reason.
     virtual nlohmann::json describe() const = 0;
     virtual bool supported() const = 0;
+    virtual void before_load() {}
     virtual void phase_begin() = 0;
+    virtual void window_end() {}
     virtual nlohmann::json phase_end() = 0;
 };
 

@@ -103,6 +103,8 @@ private:
         const double warmup = config_.seconds("warmup");
         nlohmann::json early_exits = nlohmann::json::array();
 
+        for (auto& probe : probes_)
+            probe->before_load();
         std::unique_ptr<LoadGroup> group;
         if (phase.load) {
             auto started = LoadGroup::start(*phase.load, phase.workers);
@@ -131,11 +133,10 @@ private:
             last_ops = ops;
             last_t = now;
         }
+        for (auto& probe : probes_)
+            probe->window_end();
         const double elapsed = monotonic_seconds() - t0;
         const uint64_t ops = (group ? group->total_ops() : 0) - ops0;
-        nlohmann::json probe_results = nlohmann::json::array();
-        for (auto& probe : probes_)
-            probe_results.push_back(probe->phase_end());
         std::vector<uint64_t> per_worker;
         if (group) {
             auto now = group->ops_per_worker();
@@ -143,6 +144,9 @@ private:
                 per_worker.push_back(now[i] - per_worker0[i]);
         }
         nlohmann::json cpu = group ? group->stop() : nlohmann::json(nullptr);
+        nlohmann::json probe_results = nlohmann::json::array();
+        for (auto& probe : probes_)
+            probe_results.push_back(probe->phase_end());
 
         nlohmann::json rec{{"type", "phase"}, {"phase", phase.name}, {"round", round},
                            {"duration_s", elapsed}, {"warmup_s", warmup}};
