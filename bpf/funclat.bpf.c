@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Duration of one kernel function per call, into per-CPU log2 and linear histograms.
  * fentry/fexit and kprobe/kretprobe programs live side by side; the loader keeps the pair
- * the kernel supports and turns the other off before load. */
+ * the kernel supports and turns the other off before load. A sched_switch program, loaded
+ * only when asked, takes the time a thread spent switched out inside the call off its
+ * duration, however many times that happened. */
+#include <stdbool.h>
 #include <linux/bpf.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
@@ -10,16 +14,29 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* Only the fields used, relocated by CO-RE against the running kernel's BTF. */
+struct task_struct {
+    int pid;
+} __attribute__((preserve_access_index));
+
 const volatile unsigned long long lin_min_ns = 0;
 const volatile unsigned long long lin_step_ns = 1000;
 const volatile unsigned int lin_buckets = 10;
+const volatile unsigned int subtract = FUNCLAT_SUBTRACT_NONE;
+
+struct call {
+    __u64 start;
+    __u64 out_since;   /* when the thread was switched out, 0 while on CPU */
+    __u64 out_total;   /* switched-out time to subtract so far */
+    __u32 switches;
+};
 
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, FUNCLAT_MAX_THREADS);
-    __type(key, __u32);   /* thread id */
-    __type(value, __u64); /* entry time */
-} starts SEC(".maps");
+    __type(key, __u32); /* thread id */
+    __type(value, struct call);
+} calls SEC(".maps");
 
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -27,6 +44,11 @@ struct {
     __type(key, __u32);
     __type(value, struct funclat_hist);
 } hist SEC(".maps");
+
+static __always_inline struct funclat_hist *this_cpu_hist(void) {
+    __u32 zero = 0;
+    return bpf_map_lookup_elem(&hist, &zero);
+}
 
 static __always_inline unsigned int log2_slot(__u64 v) {
     unsigned int slot = 0;
@@ -41,28 +63,16 @@ static __always_inline unsigned int log2_slot(__u64 v) {
 
 static __always_inline int on_entry(void) {
     __u32 tid = (__u32)bpf_get_current_pid_tgid();
-    __u64 now = bpf_ktime_get_ns();
-    if (bpf_map_update_elem(&starts, &tid, &now, BPF_ANY) != 0) {
-        __u32 zero = 0;
-        struct funclat_hist *h = bpf_map_lookup_elem(&hist, &zero);
+    struct call c = {.start = bpf_ktime_get_ns()};
+    if (bpf_map_update_elem(&calls, &tid, &c, BPF_ANY) != 0) {
+        struct funclat_hist *h = this_cpu_hist();
         if (h)
             h->missed++;
     }
     return 0;
 }
 
-static __always_inline int on_exit(void) {
-    __u32 tid = (__u32)bpf_get_current_pid_tgid();
-    __u64 *start = bpf_map_lookup_elem(&starts, &tid);
-    if (!start)
-        return 0;
-    __u64 d = bpf_ktime_get_ns() - *start;
-    bpf_map_delete_elem(&starts, &tid);
-
-    __u32 zero = 0;
-    struct funclat_hist *h = bpf_map_lookup_elem(&hist, &zero);
-    if (!h)
-        return 0;
+static __always_inline void count(struct funclat_hist *h, __u64 d) {
     if (h->count == 0 || d < h->min_ns)
         h->min_ns = d;
     if (d > h->max_ns)
@@ -72,7 +82,6 @@ static __always_inline int on_exit(void) {
     unsigned int slot = log2_slot(d);
     if (slot < FUNCLAT_LOG2_SLOTS)
         h->log2[slot]++;
-
     unsigned int b;
     if (d < lin_min_ns)
         b = 0;
@@ -82,6 +91,27 @@ static __always_inline int on_exit(void) {
     }
     if (b < FUNCLAT_LIN_MAX_BUCKETS + 2)
         h->lin[b]++;
+}
+
+static __always_inline int on_exit(void) {
+    __u32 tid = (__u32)bpf_get_current_pid_tgid();
+    struct call *c = bpf_map_lookup_elem(&calls, &tid);
+    if (!c)
+        return 0;
+    __u64 d = bpf_ktime_get_ns() - c->start;
+    __u64 off = c->out_total;
+    __u32 switches = c->switches;
+    bpf_map_delete_elem(&calls, &tid);
+
+    struct funclat_hist *h = this_cpu_hist();
+    if (!h)
+        return 0;
+    if (switches)
+        h->switched_out++;
+    if (off > d)
+        off = d;
+    h->subtracted_ns += off;
+    count(h, d - off);
     return 0;
 }
 
@@ -97,3 +127,23 @@ int BPF_KPROBE(kprobe_entry) { return on_entry(); }
 
 SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_exit) { return on_exit(); }
+
+/* sched_switch's first three arguments have been (preempt, prev, next) since BTF-enabled
+ * tracepoints exist; later kernels only appended prev_state. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next) {
+    __u64 now = bpf_ktime_get_ns();
+    __u32 prev_tid = BPF_CORE_READ(prev, pid);
+    __u32 next_tid = BPF_CORE_READ(next, pid);
+    struct call *c = bpf_map_lookup_elem(&calls, &prev_tid);
+    if (c && (subtract == FUNCLAT_SUBTRACT_OFFCPU || preempt)) {
+        c->out_since = now;
+        c->switches++;
+    }
+    c = bpf_map_lookup_elem(&calls, &next_tid);
+    if (c && c->out_since) {
+        c->out_total += now - c->out_since;
+        c->out_since = 0;
+    }
+    return 0;
+}

@@ -1,8 +1,9 @@
 #include "bpf/funclat_probe.h"
 
 #include "bpf/funclat.h"
-#include "bpf/kernel_symbols.h"
+#include "bpf/attach.h"
 #include "bpf/libbpf_log.h"
+#include "bpf/log2.h"
 #include "funclat.skel.h"
 
 #include <bpf/bpf.h>
@@ -19,11 +20,10 @@ struct SkelDeleter {
 };
 using Skel = std::unique_ptr<funclat_bpf, SkelDeleter>;
 
-enum class Mechanism { fentry, kprobe };
-
 class Funclat final : public Probe {
 public:
-    Funclat(std::string function, LinearHistogramSpec lin) : fn_(std::move(function)), lin_(lin) {
+    Funclat(std::string function, const FunclatOptions& options)
+        : fn_(std::move(function)), lin_(options.lin), options_(options) {
         lin_min_ns_ = static_cast<uint64_t>(lin_.min * lin_.unit_ns());
         lin_step_ns_ = std::max<uint64_t>(1, static_cast<uint64_t>(lin_.step * lin_.unit_ns()));
         lin_buckets_ = std::clamp(lin_.buckets(), 1u, unsigned(FUNCLAT_LIN_MAX_BUCKETS));
@@ -36,7 +36,8 @@ public:
     nlohmann::json describe() const override {
         nlohmann::json d{{"probe", "funclat"}, {"function", fn_}, {"supported", supported()}};
         if (supported())
-            d["mechanism"] = mech_ == Mechanism::fentry ? "fentry/fexit" : "kprobe/kretprobe";
+            d["mechanism"] = mechanism_name(mech_);
+        d["subtract"] = options_.subtract;
         if (!reason_.empty())
             d[supported() ? "fallback_reason" : "reason"] = reason_;
         return d;
@@ -78,33 +79,27 @@ public:
 private:
     void attach() {
         ncpus_ = static_cast<size_t>(std::max(1, libbpf_num_possible_cpus()));
-        std::string btf_error;
-        const bool in_btf = function_in_btf(fn_, btf_error);
-        if (in_btf && try_load(Mechanism::fentry))
-            return;
-        std::string fentry_reason = in_btf ? reason_ : btf_error.empty() ? "function not in BTF" : btf_error;
-        if (!function_in_kallsyms(fn_)) {
-            reason_ = in_btf ? "fentry: " + fentry_reason + "; kprobe: function not in kallsyms"
-                             : "function not found in BTF or kallsyms (absent, inlined or static in this kernel)";
-            return;
-        }
-        if (try_load(Mechanism::kprobe)) {
-            reason_ = "fentry unavailable: " + fentry_reason;
-            return;
-        }
-        reason_ = "fentry: " + fentry_reason + "; kprobe: " + reason_;
+        auto used = attach_functions({fn_}, options_.mode,
+                                     [this](Mechanism m, std::string& why) { return try_load(m, why); }, reason_);
+        if (used)
+            mech_ = *used;
     }
 
-    bool try_load(Mechanism m) {
+    bool try_load(Mechanism m, std::string& reason) {
         LibbpfLogCapture log;
         Skel skel(funclat_bpf__open());
         if (!skel) {
-            reason_ = "open: " + log.last_or(std::strerror(errno));
+            reason = "open: " + log.last_or(std::strerror(errno));
             return false;
         }
         skel->rodata->lin_min_ns = lin_min_ns_;
         skel->rodata->lin_step_ns = lin_step_ns_;
         skel->rodata->lin_buckets = lin_buckets_;
+        skel->rodata->subtract = options_.subtract == "offcpu"    ? FUNCLAT_SUBTRACT_OFFCPU
+                                 : options_.subtract == "preempt" ? FUNCLAT_SUBTRACT_PREEMPT
+                                                                  : FUNCLAT_SUBTRACT_NONE;
+        // Subtracting switched-out time needs the BTF-typed sched_switch tracepoint.
+        bpf_program__set_autoload(skel->progs.on_switch, options_.subtract != "none");
         bool fentry = m == Mechanism::fentry;
         bpf_program__set_autoload(skel->progs.fentry_entry, fentry);
         bpf_program__set_autoload(skel->progs.fexit_exit, fentry);
@@ -115,24 +110,30 @@ private:
             bpf_program__set_attach_target(skel->progs.fexit_exit, 0, fn_.c_str());
         }
         if (int err = funclat_bpf__load(skel.get()); err) {
-            reason_ = "load: " + log.last_or(std::strerror(-err));
+            reason = "load: " + log.last_or(std::strerror(-err));
             return false;
         }
         if (fentry) {
             if (int err = funclat_bpf__attach(skel.get()); err) {
-                reason_ = "attach: " + log.last_or(std::strerror(-err)) + " (errno " +
+                reason = "attach: " + log.last_or(std::strerror(-err)) + " (errno " +
                           std::to_string(-err) + ")";
                 return false;
             }
         } else {
+            if (options_.subtract != "none") {
+                skel->links.on_switch = bpf_program__attach(skel->progs.on_switch);
+                if (!skel->links.on_switch) {
+                    reason = "attach sched_switch: " + log.last_or(std::strerror(errno));
+                    return false;
+                }
+            }
             skel->links.kprobe_entry = bpf_program__attach_kprobe(skel->progs.kprobe_entry, false, fn_.c_str());
             skel->links.kretprobe_exit = bpf_program__attach_kprobe(skel->progs.kretprobe_exit, true, fn_.c_str());
             if (!skel->links.kprobe_entry || !skel->links.kretprobe_exit) {
-                reason_ = "attach: " + log.last_or(std::strerror(errno));
+                reason = "attach: " + log.last_or(std::strerror(errno));
                 return false;
             }
         }
-        mech_ = m;
         skel_ = std::move(skel);
         return true;
     }
@@ -144,6 +145,8 @@ private:
             t.count += h.count;
             t.sum_ns += h.sum_ns;
             t.missed += h.missed;
+            t.switched_out += h.switched_out;
+            t.subtracted_ns += h.subtracted_ns;
             if (h.count && (!any || h.min_ns < t.min_ns))
                 t.min_ns = h.min_ns;
             t.max_ns = std::max(t.max_ns, h.max_ns);
@@ -160,12 +163,10 @@ private:
         r["max"] = t.max_ns;
         r["avg"] = t.count ? double(t.sum_ns) / double(t.count) : 0.0;
         r["missed"] = t.missed;
-        // log2 buckets as [upper bound in ns, count], non-empty ones only: compact on serial.
-        nlohmann::json log2 = nlohmann::json::array();
-        for (int i = 0; i < FUNCLAT_LOG2_SLOTS; i++)
-            if (t.log2[i])
-                log2.push_back({1ull << i, t.log2[i]});
-        r["log2"] = std::move(log2);
+        if (options_.subtract != "none")
+            r["switched_out"] = {{"calls", t.switched_out}, {"subtracted", t.subtracted_ns}};
+        r["percentiles"] = percentiles(t);
+        r["log2"] = log2_json(t.log2, FUNCLAT_LOG2_SLOTS);
         std::vector<uint64_t> buckets(t.lin + 1, t.lin + 1 + lin_buckets_);
         r["linear"] = {{"unit", lin_.unit}, {"min", lin_.min}, {"step", lin_.step},
                        {"max", lin_.min + lin_.step * lin_buckets_}, {"under", t.lin[0]},
@@ -173,8 +174,29 @@ private:
         return r;
     }
 
+    // From the linear histogram where the rank falls inside its range (finer), else log2.
+    nlohmann::json percentiles(const funclat_hist& t) const {
+        std::vector<Bucket> log2 = log2_bucket_list(t.log2, FUNCLAT_LOG2_SLOTS), lin;
+        lin.push_back({0, double(lin_min_ns_), t.lin[0]});
+        for (unsigned i = 0; i < lin_buckets_; i++)
+            lin.push_back({double(lin_min_ns_ + i * lin_step_ns_), double(lin_min_ns_ + (i + 1) * lin_step_ns_),
+                           t.lin[i + 1]});
+        lin.push_back({double(lin_min_ns_ + lin_buckets_ * lin_step_ns_), double(t.max_ns), t.lin[lin_buckets_ + 1]});
+        nlohmann::json out = nlohmann::json::object();
+        for (double p : {50.0, 90.0, 99.0}) {
+            auto v = percentile(lin, p);
+            bool in_range = v && *v >= double(lin_min_ns_) && *v < lin.back().lo;
+            if (!in_range)
+                v = percentile(log2, p);
+            if (v)
+                out["p" + std::to_string(int(p))] = std::min(*v, double(t.max_ns));
+        }
+        return out;
+    }
+
     std::string fn_;
     LinearHistogramSpec lin_;
+    FunclatOptions options_;
     uint64_t lin_min_ns_ = 0, lin_step_ns_ = 1;
     unsigned lin_buckets_ = 1;
     size_t ncpus_ = 1;
@@ -187,8 +209,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Probe> make_funclat(const std::string& function, const LinearHistogramSpec& lin) {
-    return std::make_unique<Funclat>(function, lin);
+std::unique_ptr<Probe> make_funclat(const std::string& function, const FunclatOptions& options) {
+    return std::make_unique<Funclat>(function, options);
 }
 
 } // namespace initbench

@@ -3,6 +3,7 @@
 
 #include "common/config.h"
 #include "common/linear_hist.h"
+#include "common/perf_events.h"
 
 namespace initbench {
 
@@ -45,6 +46,18 @@ std::string check_linear_hist(std::string_view text) {
     parse_linear_hist(text, why);
     return why;
 }
+std::string check_span(std::string_view text) {
+    auto colon = text.find(':');
+    if (text.empty())
+        return "";
+    if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size() ||
+        text.find(':', colon + 1) != std::string_view::npos)
+        return "expected FROM:TO, two kernel function names";
+    return "";
+}
+std::string check_module_path(std::string_view text) {
+    return text.starts_with('/') ? "" : "must be an absolute path in the image, like /payload/x.ko";
+}
 KeySpec checked_key(KeySpec k, std::string (*check)(std::string_view)) {
     k.check = check;
     return k;
@@ -69,9 +82,34 @@ std::span<const KeySpec> config_keys() {
         uint_key("workers", "0", 0, 100000,
                  "worker processes per load; 0: the load's default (one per CPU)"),
         key("funclat", Kind::list, "", "kernel functions whose latency is measured"),
-        checked_key(key("funclat_hist", Kind::string, "0:1000:50:us",
+        checked_key(key("funclat.hist", Kind::string, "0:1000:50:us",
                         "funclat's linear histogram MIN:MAX:STEP:UNIT (unit ns, us or ms)"),
                     check_linear_hist),
+        enum_key("attach", "auto", {"auto", "fentry", "kprobe"},
+                 "function probes: fentry/fexit where possible, else kprobes; or force one"),
+        enum_key("funclat.subtract", "none", {"none", "preempt", "offcpu"},
+                 "take off each call's time preempted (preempt) or switched out (offcpu)"),
+        checked_key(key("span", Kind::string, "", "time from entering function FROM to entering TO: FROM:TO"),
+                    check_span),
+        key("kthread", Kind::list, "", "kernel threads whose CPU ticks are counted (NAME or PREFIX*)"),
+        key("wakeups", Kind::flag, "0", "count distinct threads, processes and mms woken"),
+        key("schedstat", Kind::flag, "0", "per-phase deltas of /proc/schedstat"),
+        key("task_storage_churn", Kind::flag, "0",
+            "create and delete BPF task storage on every wake-up of the sleep load's tasks"),
+        checked_key(key("perf", Kind::list, "",
+                        "perf counters: default (perf stat's set) and/or event names"),
+                    check_perf_item),
+        enum_key("perf.scope", "task", {"task", "system"},
+                 "task: the load's or command's tasks; system: every online CPU, per CPU"),
+        checked_key(key("cmd", Kind::string, "", "command run under the counters (no phases run)"),
+                    check_command),
+        checked_key(key("module", Kind::string, "",
+                        "kernel module (.ko path in the image) loaded and unloaded under the counters"),
+                    check_module_path),
+        key("module.params", Kind::string, "", "the module's parameters, as insmod takes them"),
+        uint_key("repeat", "1", 1, 100000, "runs of the command or module, each counted on its own"),
+        checked_key(key("pin", Kind::string, "", "CPUs the command or module load runs on (0, 2-3)"),
+                    check_cpu_list),
     };
     return keys;
 }

@@ -1,6 +1,11 @@
 #include "init/experiment.h"
 
 #include "bpf/funclat_probe.h"
+#include "bpf/kthread_probe.h"
+#include "bpf/schedstat_probe.h"
+#include "bpf/span_probe.h"
+#include "bpf/task_storage_probe.h"
+#include "bpf/wakeups_probe.h"
 #include "init/load_group.h"
 #include "payload/load.h"
 
@@ -45,11 +50,37 @@ void wait_until(double until, LoadGroup* group, nlohmann::json& early_exits) {
 
 std::vector<std::unique_ptr<Probe>> make_probes(const Config& config) {
     std::vector<std::unique_ptr<Probe>> probes;
+    FunclatOptions funclat;
     std::string why; // the key's own check already refused a bad spec
-    LinearHistogramSpec lin = parse_linear_hist(config.str("funclat_hist"), why).value_or(LinearHistogramSpec{});
+    funclat.lin = parse_linear_hist(config.str("funclat.hist"), why).value_or(LinearHistogramSpec{});
+    funclat.mode = config.str("attach");
+    funclat.subtract = config.str("funclat.subtract");
     for (const auto& fn : config.list("funclat"))
-        probes.push_back(make_funclat(fn, lin));
+        probes.push_back(make_funclat(fn, funclat));
+    if (auto span = config.str("span"); !span.empty())
+        probes.push_back(make_span(span.substr(0, span.find(':')), span.substr(span.find(':') + 1), config.str("attach")));
+    if (auto names = config.list("kthread"); !names.empty())
+        probes.push_back(make_kthread(names));
+    if (config.flag("wakeups"))
+        probes.push_back(make_wakeups());
+    if (config.flag("schedstat"))
+        probes.push_back(make_schedstat());
+    if (config.flag("task_storage_churn"))
+        probes.push_back(make_task_storage_churn());
     return probes;
+}
+
+// "Ticks per grace period": a kthread's CPU ticks divided by the spans in the same phase.
+void add_ticks_per_span(nlohmann::json& probe_results) {
+    const nlohmann::json* span = nullptr;
+    for (const auto& r : probe_results)
+        if (r.value("probe", "") == "span" && r.value("count", 0) > 0)
+            span = &r;
+    if (!span)
+        return;
+    for (auto& r : probe_results)
+        if (r.value("probe", "") == "kthread")
+            r["ticks_per_span"] = r.value("ticks", 0.0) / (*span)["count"].get<double>();
 }
 
 class Runner {
@@ -85,8 +116,10 @@ public:
         probes_ = make_probes(config_);
         times.probe_setup_s = monotonic_seconds() - t_probes;
         for (const auto& probe : probes_)
-            if (!probe->supported())
-                console_.warning("probe " + probe->name(), probe->describe().value("reason", ""));
+            if (!probe->supported()) {
+                auto d = probe->describe();
+                console_.warning("probe " + probe->name() + " " + d.value("function", ""), d.value("reason", ""));
+            }
         const auto rounds = config_.uint("rounds");
         bool ok = true;
         times.first_phase_start = monotonic_seconds();
@@ -147,6 +180,7 @@ private:
         nlohmann::json probe_results = nlohmann::json::array();
         for (auto& probe : probes_)
             probe_results.push_back(probe->phase_end());
+        add_ticks_per_span(probe_results);
 
         nlohmann::json rec{{"type", "phase"}, {"phase", phase.name}, {"round", round},
                            {"duration_s", elapsed}, {"warmup_s", warmup}};

@@ -1,0 +1,121 @@
+#include "bpf/kthread_probe.h"
+
+#include "common/text.h"
+#include "init/sys.h"
+
+#include <charconv>
+#include <dirent.h>
+#include <map>
+#include <unistd.h>
+
+namespace initbench {
+
+std::optional<ProcStat> parse_proc_stat(std::string_view text) {
+    auto open = text.find('(');
+    auto close = text.rfind(')');
+    if (open == std::string_view::npos || close == std::string_view::npos || close < open)
+        return std::nullopt;
+    ProcStat st;
+    auto pid_text = trim(text.substr(0, open));
+    if (std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), st.pid).ec != std::errc{})
+        return std::nullopt;
+    st.comm = std::string(text.substr(open + 1, close - open - 1));
+    // After the comm: state(3) ppid(4) ... utime(14) stime(15), 1-based as in proc(5).
+    auto rest = split_words(text.substr(close + 1));
+    if (rest.size() < 13)
+        return std::nullopt;
+    auto num = [](std::string_view s, auto& out) {
+        return std::from_chars(s.data(), s.data() + s.size(), out).ec == std::errc{};
+    };
+    if (!num(rest[1], st.ppid) || !num(rest[11], st.utime) || !num(rest[12], st.stime))
+        return std::nullopt;
+    return st;
+}
+
+namespace {
+
+bool matches(const std::string& pattern, const std::string& comm) {
+    if (!pattern.empty() && pattern.back() == '*')
+        return comm.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0;
+    return comm == pattern;
+}
+
+// Kernel threads are kthreadd (pid 2) and its children.
+std::map<int, ProcStat> kernel_threads() {
+    std::map<int, ProcStat> out;
+    DIR* d = ::opendir("/proc");
+    if (!d)
+        return out;
+    while (dirent* e = ::readdir(d)) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        auto text = read_file(std::string("/proc/") + e->d_name + "/stat", 4096);
+        if (!text)
+            continue;
+        if (auto st = parse_proc_stat(text.value()); st && (st->pid == 2 || st->ppid == 2))
+            out[st->pid] = *st;
+    }
+    ::closedir(d);
+    return out;
+}
+
+class Kthread final : public Probe {
+public:
+    explicit Kthread(std::vector<std::string> names) : names_(std::move(names)) {}
+
+    std::string name() const override { return "kthread"; }
+    bool supported() const override { return true; }
+    nlohmann::json describe() const override {
+        return {{"probe", "kthread"}, {"names", names_}, {"supported", true}, {"mechanism", "/proc/PID/stat"}};
+    }
+
+    void phase_begin() override { begin_ = selected(); }
+
+    void window_end() override {
+        end_ = selected();
+    }
+
+    nlohmann::json phase_end() override {
+        nlohmann::json r = describe();
+        const double hz = double(::sysconf(_SC_CLK_TCK));
+        nlohmann::json threads = nlohmann::json::array();
+        uint64_t total = 0;
+        for (const auto& [pid, e] : end_) {
+            auto b = begin_.find(pid);
+            if (b == begin_.end())
+                continue; // started during the phase: no baseline
+            uint64_t ticks = (e.utime + e.stime) - (b->second.utime + b->second.stime);
+            total += ticks;
+            threads.push_back({{"pid", pid}, {"comm", e.comm}, {"utime", e.utime - b->second.utime},
+                               {"stime", e.stime - b->second.stime}, {"ticks", ticks}});
+        }
+        r["clk_tck"] = hz;
+        r["threads"] = threads;
+        r["ticks"] = total;
+        r["cpu_s"] = double(total) / hz;
+        if (threads.empty())
+            r["warning"] = "no kernel thread matched";
+        return r;
+    }
+
+private:
+    std::map<int, ProcStat> selected() const {
+        std::map<int, ProcStat> out;
+        for (auto& [pid, st] : kernel_threads())
+            for (const auto& n : names_)
+                if (matches(n, st.comm))
+                    out[pid] = st;
+        return out;
+    }
+
+    std::vector<std::string> names_;
+    std::map<int, ProcStat> begin_, end_;
+};
+
+} // namespace
+
+std::unique_ptr<Probe> make_kthread(const std::vector<std::string>& names) {
+    return std::make_unique<Kthread>(names);
+}
+
+} // namespace initbench

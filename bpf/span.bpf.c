@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The time from one kernel event (entry of function FROM) to the next event TO (entry of
+ * function TO), e.g. rcu_tasks_trace_pregp_step → rcu_tasks_trace_postgp: one span per
+ * grace period. Spans are rare and may cross CPUs, so one global state is kept. */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "bpf/span.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct state {
+    __u64 from_ts; /* first FROM since the last TO, 0 if none */
+    struct span_stats s;
+};
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct state);
+} span SEC(".maps");
+
+static __always_inline struct state *get_state(void) {
+    __u32 zero = 0;
+    return bpf_map_lookup_elem(&span, &zero);
+}
+
+static __always_inline int on_from(void) {
+    struct state *st = get_state();
+    if (st && st->from_ts == 0)
+        st->from_ts = bpf_ktime_get_ns();
+    return 0;
+}
+
+static __always_inline int on_to(void) {
+    struct state *st = get_state();
+    if (!st)
+        return 0;
+    __u64 from = st->from_ts;
+    if (from == 0) {
+        __sync_fetch_and_add(&st->s.unmatched_to, 1);
+        return 0;
+    }
+    __u64 d = bpf_ktime_get_ns() - from;
+    st->from_ts = 0;
+    __u64 us = d / 1000;
+    __sync_fetch_and_add(&st->s.count, 1);
+    __sync_fetch_and_add(&st->s.sum_ns, d);
+    __sync_fetch_and_add(&st->s.sum_sq_us2, us * us);
+    if (st->s.min_ns == 0 || d < st->s.min_ns)
+        st->s.min_ns = d;
+    if (d > st->s.max_ns)
+        st->s.max_ns = d;
+    unsigned int slot = 0;
+    for (int i = 0; i < SPAN_LOG2_SLOTS - 1; i++) {
+        if (d <= 1)
+            break;
+        d >>= 1;
+        slot++;
+    }
+    if (slot < SPAN_LOG2_SLOTS)
+        __sync_fetch_and_add(&st->s.log2[slot], 1);
+    return 0;
+}
+
+SEC("fentry/placeholder")
+int BPF_PROG(fentry_from) { return on_from(); }
+
+SEC("fentry/placeholder")
+int BPF_PROG(fentry_to) { return on_to(); }
+
+SEC("kprobe")
+int BPF_KPROBE(kprobe_from) { return on_from(); }
+
+SEC("kprobe")
+int BPF_KPROBE(kprobe_to) { return on_to(); }

@@ -1,0 +1,142 @@
+#include "bpf/span_probe.h"
+
+#include "bpf/attach.h"
+#include "bpf/libbpf_log.h"
+#include "bpf/log2.h"
+#include "bpf/span.h"
+#include "span.skel.h"
+
+#include <bpf/libbpf.h>
+#include <cmath>
+#include <cstring>
+
+namespace initbench {
+namespace {
+
+struct SkelDeleter {
+    void operator()(span_bpf* s) const { span_bpf__destroy(s); }
+};
+
+struct State {
+    uint64_t from_ts;
+    span_stats s;
+};
+
+class Span final : public Probe {
+public:
+    Span(std::string from, std::string to, const std::string& mode) : from_(std::move(from)), to_(std::move(to)) {
+        auto used = attach_functions({from_, to_}, mode, [this](Mechanism m, std::string& why) { return load(m, why); },
+                                     reason_);
+        if (used)
+            mech_ = *used;
+    }
+
+    std::string name() const override { return "span"; }
+    bool supported() const override { return skel_ != nullptr; }
+
+    nlohmann::json describe() const override {
+        nlohmann::json d{{"probe", "span"}, {"from", from_}, {"to", to_}, {"supported", supported()}};
+        if (supported())
+            d["mechanism"] = mechanism_name(mech_);
+        if (!reason_.empty())
+            d[supported() ? "fallback_reason" : "reason"] = reason_;
+        return d;
+    }
+
+    void phase_begin() override {
+        if (!skel_)
+            return;
+        State zero{};
+        uint32_t key = 0;
+        bpf_map__update_elem(skel_->maps.span, &key, sizeof key, &zero, sizeof zero, BPF_ANY);
+    }
+
+    void window_end() override {
+        snap_ = {};
+        ok_ = false;
+        uint32_t key = 0;
+        if (skel_)
+            ok_ = bpf_map__lookup_elem(skel_->maps.span, &key, sizeof key, &snap_, sizeof snap_, 0) == 0;
+    }
+
+    nlohmann::json phase_end() override {
+        nlohmann::json r = describe();
+        if (!skel_)
+            return r;
+        if (!ok_) {
+            r["error"] = "reading the span statistics failed";
+            return r;
+        }
+        const span_stats& s = snap_.s;
+        const double n = double(s.count);
+        r["unit"] = "ns";
+        r["count"] = s.count;
+        r["min"] = s.min_ns;
+        r["max"] = s.max_ns;
+        r["avg"] = s.count ? double(s.sum_ns) / n : 0.0;
+        if (s.count > 1) {
+            double sum_us = double(s.sum_ns) / 1e3;
+            double var_us2 = (double(s.sum_sq_us2) - sum_us * sum_us / n) / (n - 1);
+            r["stddev"] = std::sqrt(std::max(var_us2, 0.0)) * 1e3;
+        } else {
+            r["stddev"] = nullptr; // undefined for fewer than two spans
+        }
+        r["unmatched_to"] = s.unmatched_to;
+        r["log2"] = log2_json(s.log2, SPAN_LOG2_SLOTS);
+        r["percentiles"] = log2_percentiles(s.log2, SPAN_LOG2_SLOTS, s.max_ns);
+        return r;
+    }
+
+private:
+    bool load(Mechanism m, std::string& why) {
+        LibbpfLogCapture log;
+        std::unique_ptr<span_bpf, SkelDeleter> skel(span_bpf__open());
+        if (!skel) {
+            why = "open: " + log.last_or(std::strerror(errno));
+            return false;
+        }
+        bool fentry = m == Mechanism::fentry;
+        bpf_program__set_autoload(skel->progs.fentry_from, fentry);
+        bpf_program__set_autoload(skel->progs.fentry_to, fentry);
+        bpf_program__set_autoload(skel->progs.kprobe_from, !fentry);
+        bpf_program__set_autoload(skel->progs.kprobe_to, !fentry);
+        if (fentry) {
+            bpf_program__set_attach_target(skel->progs.fentry_from, 0, from_.c_str());
+            bpf_program__set_attach_target(skel->progs.fentry_to, 0, to_.c_str());
+        }
+        if (int err = span_bpf__load(skel.get()); err) {
+            why = "load: " + log.last_or(std::strerror(-err));
+            return false;
+        }
+        if (fentry) {
+            if (int err = span_bpf__attach(skel.get()); err) {
+                why = "attach: " + log.last_or(std::strerror(-err)) + " (errno " + std::to_string(-err) + ")";
+                return false;
+            }
+        } else {
+            skel->links.kprobe_from = bpf_program__attach_kprobe(skel->progs.kprobe_from, false, from_.c_str());
+            skel->links.kprobe_to = bpf_program__attach_kprobe(skel->progs.kprobe_to, false, to_.c_str());
+            if (!skel->links.kprobe_from || !skel->links.kprobe_to) {
+                why = "attach: " + log.last_or(std::strerror(errno));
+                return false;
+            }
+        }
+        skel_ = std::move(skel);
+        return true;
+    }
+
+    std::string from_, to_;
+    Mechanism mech_ = Mechanism::fentry;
+    std::string reason_;
+    State snap_{};
+    bool ok_ = false;
+    std::unique_ptr<span_bpf, SkelDeleter> skel_;
+};
+
+} // namespace
+
+std::unique_ptr<Probe> make_span(const std::string& from, const std::string& to, const std::string& mode) {
+    return std::make_unique<Span>(from, to, mode);
+}
+
+} // namespace initbench

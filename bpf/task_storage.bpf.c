@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Task-storage churn, as in the RCU Tasks Trace benchmark: each time a task of the sleep
+ * load wakes, task-local storage is created on it and deleted again. Freeing that storage
+ * goes through RCU Tasks Trace, which is what the benchmark loads. */
+#include <linux/bpf.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "bpf/task_storage.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct task_struct {
+    char comm[16];
+} __attribute__((preserve_access_index));
+
+struct {
+    __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+    __uint(map_flags, BPF_F_NO_PREALLOC);
+    __type(key, int);
+    __type(value, __u64);
+} store SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct task_storage_counts);
+} counts SEC(".maps");
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(churn, struct task_struct *p) {
+    char comm[TASK_STORAGE_COMM_PREFIX_LEN];
+    const char prefix[] = TASK_STORAGE_COMM_PREFIX;
+    bpf_probe_read_kernel(comm, sizeof comm, p->comm);
+    for (int i = 0; i < TASK_STORAGE_COMM_PREFIX_LEN; i++)
+        if (comm[i] != prefix[i])
+            return 0;
+    __u32 zero = 0;
+    struct task_storage_counts *c = bpf_map_lookup_elem(&counts, &zero);
+    if (!c)
+        return 0;
+    __u64 *v = bpf_task_storage_get(&store, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+    if (!v) {
+        c->failed++;
+        return 0;
+    }
+    c->created++;
+    if (bpf_task_storage_delete(&store, p) == 0)
+        c->deleted++;
+    return 0;
+}

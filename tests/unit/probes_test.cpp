@@ -1,0 +1,68 @@
+// The probes' parsers of the kernel's own accounting, and the shared histogram percentiles.
+#include "bpf/kthread_probe.h"
+#include "bpf/schedstat_probe.h"
+#include "common/histogram.h"
+
+#include <gtest/gtest.h>
+
+using namespace initbench;
+
+TEST(ProcStat, PlainComm) {
+    auto st = parse_proc_stat("15 (rcu_tasks_trace) I 2 0 0 0 -1 2129984 0 0 0 0 7 31 0 0 20 0 1 0 8 0 0 "
+                              "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 0 0 0 0 0 0");
+    ASSERT_TRUE(st);
+    EXPECT_EQ(st->pid, 15);
+    EXPECT_EQ(st->comm, "rcu_tasks_trace");
+    EXPECT_EQ(st->ppid, 2);
+    EXPECT_EQ(st->utime, 7u);
+    EXPECT_EQ(st->stime, 31u);
+}
+
+TEST(ProcStat, CommWithSpacesAndParentheses) {
+    // A comm can be anything a task names itself: the last ')' ends it.
+    auto st = parse_proc_stat("4242 (a) b (c)) S 1 4242 4242 0 -1 4194560 0 0 0 0 123 456 0 0 20 0 1 0 9");
+    ASSERT_TRUE(st);
+    EXPECT_EQ(st->comm, "a) b (c)");
+    EXPECT_EQ(st->ppid, 1);
+    EXPECT_EQ(st->utime, 123u);
+    EXPECT_EQ(st->stime, 456u);
+}
+
+TEST(ProcStat, TruncatedOrGarbageIsRefused) {
+    for (const char* bad : {"", "15", "15 (x", "15 (x) S 2 0", "x (y) S 2 0 0 0 -1 0 0 0 0 0 1 2", "15 (x) S z 0 0 0 -1 0 0 0 0 0 1 2"})
+        EXPECT_FALSE(parse_proc_stat(bad)) << bad;
+}
+
+constexpr const char* kSchedstat = "version 15\n"
+                                   "timestamp 4294892365\n"
+                                   "cpu0 0 0 100 40 60 30 5000000 200000 90\n"
+                                   "domain0 03 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 "
+                                   "29 30 31 32 33 34 35 36\n"
+                                   "cpu1 0 0 7 1 2 1 100 10 3\n";
+
+TEST(Schedstat, ParsesCpusAndDomains) {
+    Schedstat s = parse_schedstat(kSchedstat);
+    EXPECT_EQ(s.version, 15);
+    ASSERT_EQ(s.cpus.size(), 2u);
+    EXPECT_EQ(s.cpus["cpu0"].size(), schedstat_cpu_fields(15).size());
+    EXPECT_EQ(s.cpus["cpu0"][2], 100u);
+    ASSERT_EQ(s.domains.size(), 1u);
+    EXPECT_EQ(s.masks["cpu0/domain0"], "03");
+    EXPECT_EQ(s.domains["cpu0/domain0"].size(), schedstat_domain_fields(15).size());
+    EXPECT_EQ(s.domains["cpu0/domain0"][35], 36u);
+}
+
+TEST(Schedstat, UnknownVersionHasNoNames) {
+    EXPECT_TRUE(schedstat_cpu_fields(16).empty());
+    EXPECT_EQ(schedstat_domain_fields(15).size(), 36u);
+}
+
+TEST(Percentile, FromBuckets) {
+    std::vector<Bucket> b = {{0, 10, 50}, {10, 20, 50}};
+    EXPECT_DOUBLE_EQ(*percentile(b, 50), 10.0);
+    EXPECT_DOUBLE_EQ(*percentile(b, 100), 20.0);
+    EXPECT_DOUBLE_EQ(*percentile(b, 25), 5.0);
+    EXPECT_FALSE(percentile({{0, 10, 0}}, 50));
+    EXPECT_FALSE(percentile(b, 0));
+    EXPECT_FALSE(percentile(b, 101));
+}
