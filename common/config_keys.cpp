@@ -5,6 +5,8 @@
 #include "common/linear_hist.h"
 #include "common/perf_events.h"
 
+#include <charconv>
+
 namespace initbench {
 
 std::string check_profile_name(std::string_view name) {
@@ -58,6 +60,19 @@ std::string check_span(std::string_view text) {
 std::string check_module_path(std::string_view text) {
     return text.starts_with('/') ? "" : "must be an absolute path in the image, like /payload/x.ko";
 }
+// All of `text` is a whole number from lo to hi.
+bool whole_number_in(std::string_view text, long lo, long hi) {
+    long v = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    return ec == std::errc() && end == text.data() + text.size() && v >= lo && v <= hi;
+}
+// An item of a load's sweep list (tcp.clients, pipe.groups).
+std::string check_count(std::string_view text) {
+    return whole_number_in(text, 1, 1024) ? "" : "must be a count from 1 to 1024";
+}
+std::string check_nice(std::string_view text) {
+    return whole_number_in(text, -20, 19) ? "" : "must be a nice level from -20 to 19";
+}
 KeySpec checked_key(KeySpec k, std::string (*check)(std::string_view)) {
     k.check = check;
     return k;
@@ -77,10 +92,42 @@ std::span<const KeySpec> config_keys() {
         seconds_key("timeout", "600", 1, 604800, "limit for the whole run; the init ends after it"),
         enum_key("end", "poweroff", {"poweroff", "reboot", "halt", "shell"},
                  "what the init does when done"),
+        enum_key("format", "json", {"json", "ktap", "lava"},
+                 "also print a KTAP or LAVA test-case summary after the end record"),
         uint_key("loglevel", "1", 0, 8, "console loglevel during the run"),
         key("phases", Kind::list, "none", "phases to run, in order"),
         uint_key("workers", "0", 0, 100000,
-                 "worker processes per load; 0: the load's default (one per CPU)"),
+                 "worker processes of the cpu, fork, thread and sleep loads; 0: one per CPU"),
+        uint_key("thread.threads", "32", 1, 100000,
+                 "thread load: threads per worker, created, held and ended together"),
+        checked_key(key("pipe.groups", Kind::list, "1",
+                        "pipe load: groups of senders and receivers; one phase per value"),
+                    check_count),
+        uint_key("pipe.fds", "20", 1, 256, "pipe load: senders, and as many receivers, per group"),
+        uint_key("pipe.msg_size", "100", 1, 65536, "pipe load: bytes per message"),
+        enum_key("pipe.mode", "pipe", {"pipe", "socket"},
+                 "pipe load: pipes or unix stream sockets"),
+        checked_key(key("tcp.clients", Kind::list, "1",
+                        "tcp load: client/server pairs over loopback; one phase per value"),
+                    check_count),
+        uint_key("tcp.msg_size", "64", 1, 1 << 20,
+                 "tcp load: bytes per request and per response"),
+        uint_key("sleep.tasks", "1000", 1, 1000000,
+                 "sleep load: tasks that sleep and wake in a loop"),
+        seconds_key("sleep.interval", "0.1", 0.000001, 60,
+                    "sleep load: each task's sleep per loop"),
+        checked_key(key("load.cpus", Kind::string, "",
+                        "CPUs the loads run on (0, 2-3); default all"),
+                    check_cpu_list),
+        checked_key(key("load.nice", Kind::string, "0",
+                        "nice level of the loads' tasks, -20 to 19"),
+                    check_nice),
+        seconds_key("churn", "0", 0, 3600,
+                    "kill and respawn a load's tasks this often; 0: never"),
+        uint_key("limit.tasks", "20000", 1, 4194304,
+                 "most tasks a load may have at once (pids cgroup)"),
+        uint_key("limit.memory_mb", "0", 0, 1 << 24,
+                 "a load's memory limit in MiB (memory cgroup); 0: available less a reserve"),
         key("funclat", Kind::list, "", "kernel functions whose latency is measured"),
         checked_key(key("funclat.hist", Kind::string, "0:1000:50:us",
                         "funclat's linear histogram MIN:MAX:STEP:UNIT (unit ns, us or ms)"),

@@ -171,16 +171,21 @@ struct LavaLine {
     std::optional<std::string> msg;
 };
 
-// `- {"dt": "...", "lvl": "target", "msg": "..."}`. Reads "key": "string" pairs in order
-// and stops at the first value that is not a string (a results dict, say).
+// `- {"dt": "...", "lvl": "target", "msg": "..."}` as LAVA archives it, or the same
+// without "- " as lava-run prints it. Reads "key": "string" pairs in order and stops at the
+// first value that is not a string (a results dict, say).
 std::optional<LavaLine> parse_lava(std::string_view s) {
     size_t i = 0;
     skip_space(s, i);
-    if (s.substr(i, 3) != "- {")
+    if (s.substr(i, 3) == "- {")
+        i += 3;
+    else if (s.substr(i, 6) == "{\"dt\":")
+        i += 1;
+    else
         return std::nullopt;
     LavaLine out;
     bool any = false;
-    for (i += 3;; ++i) {
+    for (;; ++i) {
         skip_space(s, i);
         if (i >= s.size() || s[i] != '"')
             break;
@@ -205,6 +210,19 @@ std::optional<LavaLine> parse_lava(std::string_view s) {
     }
     if (!any)
         return std::nullopt;
+    return out;
+}
+
+// LAVA's dispatcher writes every '"' of the target's output as '\\"' before logging it
+// (lava_dispatcher/shell.py): dropping the backslash before each quote restores the bytes.
+std::string undo_lava_quote_escaping(std::string_view msg) {
+    std::string out;
+    out.reserve(msg.size());
+    for (size_t i = 0; i < msg.size(); ++i) {
+        if (msg[i] == '\\' && i + 1 < msg.size() && msg[i + 1] == '"')
+            continue;
+        out.push_back(msg[i]);
+    }
     return out;
 }
 
@@ -488,7 +506,7 @@ void LogParser::process(std::string_view raw) {
     if (lava->lvl != "target" || !lava->msg)
         return;
     // The message is itself console output: clean it again, it may hold several lines.
-    const std::string msg = clean_line(*lava->msg);
+    const std::string msg = clean_line(undo_lava_quote_escaping(*lava->msg));
     for (size_t start = 0; start <= msg.size();) {
         const size_t nl = std::min(msg.find('\n', start), msg.size());
         console_line(std::string_view(msg).substr(start, nl - start));

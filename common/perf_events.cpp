@@ -51,7 +51,7 @@ constexpr Alias kAliases[] = {
     {"idle-cycles-backend", "stalled-cycles-backend"},
 };
 
-constexpr std::string_view kCaches[] = {"L1-dcache", "L1-icache", "LLC",   "dTLB",
+constexpr std::string_view kCaches[] = {"L1-dcache", "L1-icache", "LLC", "dTLB",
                                         "iTLB",      "branch",    "node"}; // PERF_COUNT_HW_CACHE_*
 struct CacheOp {
     std::string_view access, miss;
@@ -62,8 +62,8 @@ constexpr CacheOp kCacheOps[] = {{"loads", "load-misses"},
 
 bool same_text(std::string_view a, std::string_view b) {
     auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-    return a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(), [&](char x, char y) { return lower(x) == lower(y); });
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                              [&](char x, char y) { return lower(x) == lower(y); });
 }
 
 bool parse_cache_event(std::string_view text, PerfEventSpec& out) {
@@ -283,7 +283,8 @@ std::optional<std::vector<unsigned>> parse_cpu_list(std::string_view text) {
     constexpr unsigned kMaxCpu = 4095;
     std::vector<unsigned> cpus;
     auto number = [](std::string_view s) -> std::optional<unsigned> {
-        if (s.empty() || s.size() > 4 || s.find_first_not_of("0123456789") != std::string_view::npos)
+        if (s.empty() || s.size() > 4 ||
+            s.find_first_not_of("0123456789") != std::string_view::npos)
             return std::nullopt;
         unsigned v = 0;
         for (char c : s)

@@ -1,7 +1,12 @@
 // initbench: the host CLI. Boots kernels with the initbench image and checks what they
 // printed (run), or checks a console log captured elsewhere (parse).
+#include "host/bisect.h"
 #include "host/boot.h"
+#include "host/compare.h"
 #include "host/image_paths.h"
+#include "host/kconfig.h"
+#include "host/lava_job.h"
+#include "host/pack.h"
 #include "host/results.h"
 
 #include <CLI/CLI.hpp>
@@ -30,7 +35,7 @@ std::string default_cache_dir() {
 }
 
 int write_outputs(const initbench::ParsedLog& log, const initbench::Verdict& verdict, nlohmann::json host,
-                  const std::string& out_path, bool quiet) {
+                  const std::string& out_path, bool quiet, const std::string& format = "text") {
     auto doc = initbench::results_document(log, verdict, std::move(host));
     if (!out_path.empty()) {
         std::ofstream out(out_path, std::ios::trunc);
@@ -41,7 +46,7 @@ int write_outputs(const initbench::ParsedLog& log, const initbench::Verdict& ver
         }
     }
     if (!quiet)
-        std::cout << initbench::human_summary(log, verdict) << std::flush;
+        std::cout << initbench::printed_summary(log, verdict, format) << std::flush;
     return verdict.exit_code;
 }
 
@@ -83,13 +88,32 @@ int main(int argc, char** argv) {
     cmd_parse->add_option("log", parse_log_path, "Console log")->required()->check(CLI::ExistingFile);
     cmd_parse->add_option("--out", out_path, "Write the results JSON document here");
     cmd_parse->add_flag("--quiet", quiet, "Print no summary");
+    std::string format = "text";
+    for (auto* cmd : {cmd_run, cmd_parse})
+        cmd->add_option("--format", format, "Summary printed: text, ktap or lava (test cases from the records)")
+            ->check(CLI::IsMember({"text", "ktap", "lava"}))
+            ->capture_default_str();
 
+    // Subcommands other than run and parse live in their own files and run as callbacks
+    // during parse; they report their exit code by throwing CLI::RuntimeError(code).
+    initbench::add_lava_job_command(app);
+    initbench::add_kconfig_command(app);
+    initbench::add_pack_command(app);
+    initbench::add_compare_command(app);
+    initbench::add_bisect_command(app);
     try {
         app.parse(argc, argv);
+    } catch (const CLI::RuntimeError& e) { // before ParseError, its base
+        return e.get_exit_code();
     } catch (const CLI::ParseError& e) {
         int rc = app.exit(e);
         return rc == 0 ? 0 : initbench::kExitUsage;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "initbench: %s\n", e.what());
+        return initbench::kExitUsage;
     }
+    if (!*cmd_run && !*cmd_parse)
+        return 0; // a callback subcommand finished
 
     try {
         if (*cmd_parse) {
@@ -97,7 +121,7 @@ int main(int argc, char** argv) {
             std::string text{std::istreambuf_iterator<char>(in), {}};
             initbench::ParsedLog log = initbench::parse_log(text);
             initbench::Verdict verdict = initbench::judge(log, std::nullopt);
-            return write_outputs(log, verdict, {{"source", parse_log_path}}, out_path, quiet);
+            return write_outputs(log, verdict, {{"source", parse_log_path}}, out_path, quiet, format);
         }
         run.boot.image = image.empty() ? initbench::default_image(run.boot.arch, argv[0]) : image;
         if (run.boot.image.empty()) {
@@ -119,7 +143,7 @@ int main(int argc, char** argv) {
         run.cache_dir = default_cache_dir();
         initbench::RunResult r = initbench::boot_and_collect(run);
         initbench::Verdict verdict = initbench::judge(r.log, r.child);
-        return write_outputs(r.log, verdict, std::move(r.host), out_path, quiet);
+        return write_outputs(r.log, verdict, std::move(r.host), out_path, quiet, format);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "initbench: %s\n", e.what());
         return initbench::kExitUsage;

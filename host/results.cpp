@@ -1,5 +1,7 @@
 #include "host/results.h"
 
+#include "common/summary.h"
+
 #include <sstream>
 
 namespace initbench {
@@ -130,6 +132,18 @@ std::string human_summary(const ParsedLog& log, const Verdict& verdict) {
     }
     out << "result  " << verdict.name << " (" << verdict.reason << ")\n";
     return out.str();
+}
+
+std::string printed_summary(const ParsedLog& log, const Verdict& verdict, const std::string& format) {
+    if (format == "text")
+        return human_summary(log, verdict);
+    std::vector<nlohmann::json> records;
+    for (const auto& r : log.records)
+        records.push_back(r.json);
+    auto cases = test_cases(records);
+    if (log.status != LogStatus::complete) // a cut-off log must not pass as a finished run
+        cases.push_back({"log-" + std::string(to_string(log.status)), "fail", std::nullopt, "", verdict.reason});
+    return format == "ktap" ? ktap(cases) : lava_lines(cases);
 }
 
 } // namespace initbench

@@ -35,4 +35,7 @@ nlohmann::json results_document(const ParsedLog& log, const Verdict& verdict, nl
 // One screen for humans: the header's identity and each phase/probe record in short.
 std::string human_summary(const ParsedLog& log, const Verdict& verdict);
 
+// human_summary for "text"; the KTAP or LAVA test cases derived from the records otherwise.
+std::string printed_summary(const ParsedLog& log, const Verdict& verdict, const std::string& format);
+
 } // namespace initbench

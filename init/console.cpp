@@ -1,5 +1,6 @@
 #include "init/console.h"
 
+#include "common/summary.h"
 #include "common/text.h"
 
 #include <fcntl.h>
@@ -51,7 +52,14 @@ void Console::emit(nlohmann::json record) {
     std::lock_guard lock(mu_);
     if (ended_)
         return;
+    if (summary_format_ != "json")
+        records_.push_back(record);
     write_locked(writer_.line(std::move(record)));
+}
+
+void Console::set_summary_format(std::string format) {
+    std::lock_guard lock(mu_);
+    summary_format_ = std::move(format);
 }
 
 void Console::warning(const std::string& what, const std::string& reason) {
@@ -70,7 +78,13 @@ void Console::end(nlohmann::json extra) {
     if (ended_)
         return;
     ended_ = true;
+    extra["type"] = "end"; // as the writer will frame it, for the summary
+    records_.push_back(extra);
     write_locked(writer_.end_line(std::move(extra)));
+    if (summary_format_ == "ktap")
+        write_locked(ktap(test_cases(records_)));
+    else if (summary_format_ == "lava")
+        write_locked(lava_lines(test_cases(records_)));
 }
 
 void Console::text(std::string_view line) {

@@ -22,8 +22,10 @@ public:
     void emit(nlohmann::json record);
     void warning(const std::string& what, const std::string& reason);
     void error(const std::string& what, const std::string& reason, const std::string& key = {});
-    // Writes the end record once, proving how many records came before it.
+    // Writes the end record once, proving how many records came before it, then the
+    // summary for labs ("ktap" or "lava"; "json" writes none) derived from all records.
     void end(nlohmann::json extra);
+    void set_summary_format(std::string format);
     // Plain text for humans (progress); not a record.
     void text(std::string_view line);
 
@@ -39,6 +41,8 @@ private:
     std::vector<std::string> names_;
     size_t bytes_ = 0;
     bool ended_ = false;
+    std::string summary_format_ = "json";
+    std::vector<nlohmann::json> records_; // for the summary
 };
 
 } // namespace initbench

@@ -6,46 +6,88 @@
 #include "bpf/span_probe.h"
 #include "bpf/task_storage_probe.h"
 #include "bpf/wakeups_probe.h"
+#include "common/perf_events.h"
+#include "init/commands.h"
 #include "init/load_group.h"
+#include "init/perf_counters.h"
 #include "payload/load.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <csignal>
-#include <sys/wait.h>
+#include <optional>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace initbench {
 namespace {
 
+// A load's tasks get this long to set up (15 000 sleepers take seconds under TCG).
+constexpr double kReadyTimeout = 120;
+
 struct PhasePlan {
-    std::string name;              // "none" or a load's name
+    std::string name;               // "none", a load's name, or LOAD-N for a sweep's value N
     const LoadSpec* load = nullptr; // null for "none"
-    unsigned workers = 0;
+    LoadParams params;
+    unsigned sweep_value = 0; // the value of the load's sweep key; 0 without one
+    std::string unsupported;  // why this kernel cannot run the load
 };
 
 nlohmann::json metric(double value, std::string unit, std::string agg, std::string better) {
-    return {{"value", value}, {"unit", std::move(unit)}, {"agg", std::move(agg)}, {"better", std::move(better)}};
+    return {{"value", value},
+            {"unit", std::move(unit)},
+            {"agg", std::move(agg)},
+            {"better", std::move(better)}};
 }
 
-std::string describe_exit(int status) {
-    if (WIFSIGNALED(status))
-        return std::string("killed by signal ") + std::to_string(WTERMSIG(status));
-    return "exited with status " + std::to_string(WEXITSTATUS(status));
+// The counters a phase reads when its window opens and when it closes.
+struct Snapshot {
+    double t = 0;
+    uint64_t ops = 0, failures = 0;
+    std::vector<uint64_t> per_worker;
+    std::optional<CpuTime> cpu;
+    std::optional<uint64_t> forks, limit_hits, oom_kills, memory_peak;
+};
+
+Snapshot snapshot(const LoadGroup* group) {
+    Snapshot s;
+    s.t = monotonic_seconds();
+    // "processes" counts every fork and clone since boot: the kernel's count of tasks made.
+    if (auto stat = read_file("/proc/stat"))
+        s.forks = keyed_value(stat.value(), "processes");
+    if (!group)
+        return s;
+    s.ops = group->total_ops();
+    s.failures = group->failures();
+    s.per_worker = group->ops_per_worker();
+    s.cpu = group->cgroup_cpu();
+    s.limit_hits = group->cgroup_event("pids.events", "max");
+    s.oom_kills = group->cgroup_event("memory.events", "oom_kill");
+    s.memory_peak = group->cgroup_value("memory.peak");
+    return s;
 }
 
-// Sleeps until `until` (monotonic seconds), taking signals synchronously: SIGCHLD tells
-// that a worker died on its own, which the phase records.
-void wait_until(double until, LoadGroup* group, nlohmann::json& early_exits) {
-    sigset_t all;
-    sigfillset(&all);
-    for (double now = monotonic_seconds(); now < until; now = monotonic_seconds()) {
-        double left = until - now;
-        timespec ts{static_cast<time_t>(left), static_cast<long>((left - std::floor(left)) * 1e9)};
-        siginfo_t info;
-        int sig = ::sigtimedwait(&all, &info, &ts);
-        if (sig == SIGCHLD && group)
-            for (const auto& e : group->collect_early_exits())
-                early_exits.push_back({{"pid", e.pid}, {"how", describe_exit(e.status)}});
+nlohmann::json or_null(const std::optional<uint64_t>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json delta(const std::optional<uint64_t>& a, const std::optional<uint64_t>& b) {
+    return a && b ? nlohmann::json(*b - *a) : nlohmann::json(nullptr);
+}
+
+// The value of a metric over rounds, as its "agg" says: a rate by harmonic mean.
+std::optional<double> aggregate(const std::vector<double>& values, const std::string& agg) {
+    if (values.empty())
+        return std::nullopt;
+    double sum = 0;
+    for (double v : values) {
+        if (agg == "hmean" && v <= 0)
+            return std::nullopt; // a round without operations has no harmonic mean
+        sum += agg == "hmean" ? 1 / v : v;
     }
+    return agg == "hmean" ? double(values.size()) / sum : sum / double(values.size());
 }
 
 std::vector<std::unique_ptr<Probe>> make_probes(const Config& config) {
@@ -67,6 +109,7 @@ std::vector<std::unique_ptr<Probe>> make_probes(const Config& config) {
         probes.push_back(make_schedstat());
     if (config.flag("task_storage_churn"))
         probes.push_back(make_task_storage_churn());
+    add_perf_counters(config, probes);
     return probes;
 }
 
@@ -89,24 +132,42 @@ public:
         : config_(config), console_(console), kmsg_(kmsg) {}
 
     bool plan() {
-        bool ok = true;
+        bool ok = plan_options();
         for (const auto& name : config_.list("phases")) {
-            PhasePlan p{name};
-            if (name != "none") {
-                p.load = find_load(name);
-                if (!p.load) {
-                    console_.error("phases", "unknown load '" + name + "'", "phases");
+            if (name == "none") {
+                PhasePlan none;
+                none.name = name;
+                phases_.push_back(std::move(none));
+                continue;
+            }
+            const LoadSpec* load = find_load(name);
+            if (!load) {
+                console_.error("phases", "unknown load '" + name + "'", "phases");
+                ok = false;
+                continue;
+            }
+            for (unsigned v : sweep_values(*load, config_)) {
+                PhasePlan p{load->sweep.empty() ? name : name + "-" + std::to_string(v), load,
+                            resolve_params(*load, config_, v), v, load->unsupported()};
+                // Workers are forked by the init, outside the cgroup: pids.max cannot stop them.
+                if (options_.tasks_max && p.params.workers > options_.tasks_max) {
+                    console_.error("phase " + p.name,
+                                   std::to_string(p.params.workers) +
+                                       " workers exceed limit.tasks (" +
+                                       std::to_string(options_.tasks_max) + ")",
+                                   "limit.tasks");
                     ok = false;
                     continue;
                 }
-                if (auto why = p.load->unsupported(); !why.empty()) {
-                    console_.warning("load " + name, "unsupported: " + why);
-                    continue;
-                }
-                auto w = config_.uint("workers");
-                p.workers = w ? static_cast<unsigned>(w) : p.load->default_workers();
+                const uint64_t tasks = load->tasks(p.params);
+                if (options_.tasks_max && tasks > options_.tasks_max)
+                    console_.warning("phase " + p.name,
+                                     "the load wants " + std::to_string(tasks) +
+                                         " tasks at once but limit.tasks is " +
+                                         std::to_string(options_.tasks_max) +
+                                         ": task creations will fail at the limit");
+                phases_.push_back(std::move(p));
             }
-            phases_.push_back(std::move(p));
         }
         return ok;
     }
@@ -127,73 +188,157 @@ public:
             for (const auto& phase : phases_)
                 ok = run_phase(phase, round) && ok;
         times.last_phase_end = monotonic_seconds();
+        emit_summary();
         return ok;
     }
 
 private:
+    // Where the loads run and within which limits, the same for every phase.
+    bool plan_options() {
+        // The runner's clock must not starve among thousands of runnable load tasks: its
+        // thread runs SCHED_FIFO (it mostly sleeps); what it forks starts as SCHED_OTHER.
+        sched_param fifo{};
+        fifo.sched_priority = 1;
+        if (::syscall(SYS_sched_setscheduler, 0, SCHED_FIFO | SCHED_RESET_ON_FORK, &fifo) != 0)
+            console_.warning("scheduling", errno_error("SCHED_FIFO for the runner").message() +
+                                               ": phases may run long under heavy loads");
+        const std::string nice = config_.str("load.nice"); // its key refused all but -20..19
+        std::from_chars(nice.data(), nice.data() + nice.size(), options_.nice);
+        options_.tasks_max = config_.uint("limit.tasks");
+        if (::access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0)
+            options_.cgroup_root = "/sys/fs/cgroup";
+        else
+            console_.warning("cgroup2", "not mounted on /sys/fs/cgroup: loads run without task "
+                                        "and memory limits");
+        if (auto cpus = parse_cpu_list(config_.str("load.cpus"))) { // empty when not set
+            const auto online = online_cpu_list();
+            std::string offline;
+            for (unsigned c : *cpus) {
+                if (std::find(online.begin(), online.end(), c) != online.end())
+                    options_.cpus.push_back(c);
+                else
+                    offline += (offline.empty() ? "" : ",") + std::to_string(c);
+            }
+            if (options_.cpus.empty()) {
+                console_.error("load.cpus", "none of these CPUs is online", "load.cpus");
+                return false;
+            }
+            if (!offline.empty())
+                console_.warning("load.cpus", "not online, left out: CPU " + offline);
+        }
+        return true;
+    }
+
+    // limit.memory_mb, or what is available now less a reserve for the init and the kernel.
+    uint64_t memory_limit() const {
+        if (uint64_t mb = config_.uint("limit.memory_mb"))
+            return mb << 20;
+        auto meminfo = read_file("/proc/meminfo");
+        auto kb = meminfo ? keyed_value(meminfo.value(), "MemAvailable:") : std::nullopt;
+        if (!kb)
+            return 0;
+        const uint64_t available = *kb << 10;
+        const uint64_t reserve = std::max<uint64_t>(64 << 20, available / 8);
+        return available > reserve ? available - reserve : available / 2;
+    }
+
     bool run_phase(const PhasePlan& phase, uint64_t round) {
         const double duration = config_.seconds("duration");
         const double warmup = config_.seconds("warmup");
-        nlohmann::json early_exits = nlohmann::json::array();
+        nlohmann::json rec{{"type", "phase"}, {"phase", phase.name}, {"round", round}};
+        if (phase.load)
+            rec["load"] = load_json(phase);
+        if (!phase.unsupported.empty()) {
+            rec["supported"] = false;
+            rec["reason"] = phase.unsupported;
+            console_.emit(std::move(rec));
+            return true;
+        }
+        phase_name_ = phase.name;
+        early_exits_ = nlohmann::json::array();
 
         for (auto& probe : probes_)
             probe->before_load();
         std::unique_ptr<LoadGroup> group;
         if (phase.load) {
-            auto started = LoadGroup::start(*phase.load, phase.workers);
+            LoadOptions options = options_;
+            options.memory_max = memory_limit();
+            const uint64_t tasks = phase.load->tasks(phase.params);
+            if (auto raised = make_room_for_tasks(std::min(tasks, options.tasks_max));
+                !raised.empty())
+                rec["kernel_limits_raised"] = raised;
+            rec["limits"] = {{"tasks", options.tasks_max}, {"memory_mb", options.memory_max >> 20}};
+            const double t_start = monotonic_seconds();
+            auto started = LoadGroup::start(*phase.load, phase.params, options);
             if (!started) {
                 console_.error("phase " + phase.name, started.error().message());
                 return false;
             }
             group = std::move(started.value());
+            for (const auto& note : group->notes())
+                console_.warning("phase " + phase.name, note);
+            std::vector<WorkerExit> exits;
+            if (!group->wait_ready(t_start + kReadyTimeout, exits))
+                console_.warning("phase " + phase.name, "not every worker was ready after " +
+                                                            std::to_string(int(kReadyTimeout)) +
+                                                            " s: measuring what runs");
+            for (const auto& e : exits)
+                early_exits_.push_back({{"pid", e.pid}, {"how", describe_exit(e.status)}});
+            rec["startup_s"] = monotonic_seconds() - t_start;
         }
-        wait_until(monotonic_seconds() + warmup, group.get(), early_exits);
+        group_ = group.get();
+        const double churn = config_.seconds("churn");
+        churn_next_ = group && churn > 0 ? monotonic_seconds() + churn : HUGE_VAL;
+        wait_until(monotonic_seconds() + warmup);
 
         for (auto& probe : probes_)
             probe->phase_begin();
         const double interval = duration <= 2 ? duration / 4 : 1.0;
-        const double t0 = monotonic_seconds();
-        const uint64_t ops0 = group ? group->total_ops() : 0;
-        const auto per_worker0 = group ? group->ops_per_worker() : std::vector<uint64_t>{};
-        nlohmann::json samples = nlohmann::json::array();
-        uint64_t last_ops = ops0;
-        double last_t = t0;
-        for (double next = t0 + interval; next < t0 + duration + interval / 2; next += interval) {
-            wait_until(std::min(next, t0 + duration), group.get(), early_exits);
-            double now = monotonic_seconds();
-            uint64_t ops = group ? group->total_ops() : 0;
-            samples.push_back((ops - last_ops) / std::max(now - last_t, 1e-9));
+        const Snapshot s0 = snapshot(group_);
+        nlohmann::json samples = nlohmann::json::array(), task_samples = nlohmann::json::array();
+        uint64_t last_ops = s0.ops, peak_tasks = 0;
+        double last_t = s0.t;
+        for (double next = s0.t + interval; next < s0.t + duration + interval / 2;
+             next += interval) {
+            wait_until(std::min(next, s0.t + duration));
+            const double now = monotonic_seconds();
+            const uint64_t ops = group ? group->total_ops() : 0;
+            samples.push_back(double(ops - last_ops) / std::max(now - last_t, 1e-9));
             last_ops = ops;
             last_t = now;
+            if (auto tasks = group ? group->cgroup_tasks() : std::nullopt) {
+                task_samples.push_back(*tasks);
+                peak_tasks = std::max(peak_tasks, *tasks);
+            }
         }
         for (auto& probe : probes_)
             probe->window_end();
-        const double elapsed = monotonic_seconds() - t0;
-        const uint64_t ops = (group ? group->total_ops() : 0) - ops0;
-        std::vector<uint64_t> per_worker;
-        if (group) {
-            auto now = group->ops_per_worker();
-            for (size_t i = 0; i < now.size(); i++)
-                per_worker.push_back(now[i] - per_worker0[i]);
-        }
-        nlohmann::json cpu = group ? group->stop() : nlohmann::json(nullptr);
+        const Snapshot s1 = snapshot(group_);
+        const double elapsed = s1.t - s0.t;
+        const StopReport stopped = group ? group->stop() : StopReport{};
+        const unsigned leftover = count_user_tasks();
+        group_ = nullptr;
         nlohmann::json probe_results = nlohmann::json::array();
         for (auto& probe : probes_)
             probe_results.push_back(probe->phase_end());
         add_ticks_per_span(probe_results);
 
-        nlohmann::json rec{{"type", "phase"}, {"phase", phase.name}, {"round", round},
-                           {"duration_s", elapsed}, {"warmup_s", warmup}};
+        rec["duration_s"] = elapsed;
+        rec["warmup_s"] = warmup;
+        rec["tasks"] = {{"created", delta(s0.forks, s1.forks)}, {"leftover", leftover}};
+        if (leftover)
+            console_.warning("phase " + phase.name,
+                             std::to_string(leftover) + " tasks are left after the phase's stop");
         if (group) {
-            std::string unit = std::string(phase.load->op_unit) + "/s";
-            rec["load"] = {{"name", phase.name}, {"workers", phase.workers}, {"op_unit", phase.load->op_unit}};
-            rec["ops"] = ops;
-            rec["ops_per_worker"] = per_worker;
+            add_load_results(rec, phase, *group, s0, s1, stopped);
             rec["samples"] = {{"interval_s", interval}, {"ops_per_s", samples}};
-            rec["cpu"] = cpu;
-            rec["metrics"] = {{"ops_per_s", metric(ops / elapsed, unit, "hmean", "higher")}};
-            if (!early_exits.empty())
-                rec["early_exits"] = early_exits;
+            if (!task_samples.empty()) {
+                rec["samples"]["tasks"] = task_samples;
+                rec["tasks"]["peak_sampled"] = peak_tasks;
+            }
+            if (!early_exits_.empty())
+                rec["early_exits"] = early_exits_;
+            remember_for_summary(phase, rec);
         }
         console_.emit(std::move(rec));
         for (auto& r : probe_results) {
@@ -212,16 +357,150 @@ private:
         return true;
     }
 
+    nlohmann::json load_json(const PhasePlan& phase) const {
+        nlohmann::json j{{"name", phase.load->name},
+                         {"op_unit", phase.load->op_unit},
+                         {"params", params_json(phase.params)}};
+        if (phase.sweep_value) // "tcp.clients" -> "clients": 4
+            j[std::string(phase.load->sweep.substr(phase.load->sweep.find('.') + 1))] =
+                phase.sweep_value;
+        if (!options_.cpus.empty())
+            j["cpus"] = options_.cpus;
+        if (options_.nice)
+            j["nice"] = options_.nice;
+        return j;
+    }
+
+    void add_load_results(nlohmann::json& rec, const PhasePlan& phase, const LoadGroup& group,
+                          const Snapshot& s0, const Snapshot& s1, const StopReport& stopped) {
+        const double elapsed = std::max(s1.t - s0.t, 1e-9);
+        const uint64_t ops = s1.ops - s0.ops;
+        const std::string unit = std::string(phase.load->op_unit) + "/s";
+        std::vector<uint64_t> per_worker;
+        for (size_t i = 0; i < s1.per_worker.size(); i++)
+            per_worker.push_back(s1.per_worker[i] - s0.per_worker[i]);
+        rec["ops"] = ops;
+        rec["ops_per_worker"] = per_worker;
+        rec["metrics"] = {
+            {"ops_per_s", metric(double(ops) / elapsed, unit, "hmean", "higher")},
+            {"ops_per_s_per_worker",
+             metric(double(ops) / elapsed / phase.params.workers, unit, "hmean", "higher")}};
+        if (phase.load->bytes_per_op)
+            rec["metrics"]["mb_per_s"] =
+                metric(double(ops * phase.load->bytes_per_op(phase.params)) / elapsed / 1e6, "MB/s",
+                       "hmean", "higher");
+        // The window's CPU time from the cgroup; without one, start to stop by getrusage.
+        if (s0.cpu && s1.cpu)
+            rec["cpu"] = {{"user_s", s1.cpu->user_s - s0.cpu->user_s},
+                          {"sys_s", s1.cpu->sys_s - s0.cpu->sys_s},
+                          {"source", "cgroup cpu.stat, measured window"}};
+        else
+            rec["cpu"] = {{"user_s", stopped.cpu.user_s},
+                          {"sys_s", stopped.cpu.sys_s},
+                          {"source", "getrusage, start to stop"}};
+        rec["tasks"]["reaped"] = stopped.reaped;
+        rec["tasks"]["running_after_stop"] = stopped.left;
+        rec["stop_s"] = stopped.seconds;
+        if (s1.memory_peak) // since the phase's cgroup was made (memory.peak: Linux 5.19)
+            rec["memory_peak_mb"] = double(*s1.memory_peak) / (1 << 20);
+        rec["cgroup"] = group.cgroup();
+        // The slots and the cgroup are the phase's own: these count from its start on.
+        rec["failures"] = {{"task_create", s1.failures},
+                           {"task_limit_hits", or_null(s1.limit_hits)},
+                           {"oom_kills", or_null(s1.oom_kills)}};
+        if (s1.failures)
+            console_.warning("phase " + phase.name, "the kernel refused " +
+                                                        std::to_string(s1.failures) +
+                                                        " task creations (limit.tasks " +
+                                                        std::to_string(options_.tasks_max) + ")");
+        if (s1.oom_kills.value_or(0))
+            console_.warning("phase " + phase.name,
+                             std::to_string(*s1.oom_kills) +
+                                 " tasks of the load were killed at its memory "
+                                 "limit (limit.memory_mb " +
+                                 std::to_string(rec["limits"]["memory_mb"].get<uint64_t>()) + ")");
+        if (config_.seconds("churn") > 0)
+            rec["churn"] = {{"period_s", config_.seconds("churn")}, {"respawns", group.respawns()}};
+    }
+
+    // Sleeps until `until` (monotonic seconds), taking signals synchronously: SIGCHLD tells
+    // that a worker died on its own, which the phase records. Respawns the load when churn
+    // is due.
+    void wait_until(double until) {
+        sigset_t all;
+        sigfillset(&all);
+        for (double now = monotonic_seconds(); now < until; now = monotonic_seconds()) {
+            if (group_ && now >= churn_next_) {
+                if (Status s = group_->respawn(); !s) {
+                    console_.error("phase " + phase_name_, "churn: " + s.error().message());
+                    churn_next_ = HUGE_VAL;
+                } else {
+                    churn_next_ = monotonic_seconds() + config_.seconds("churn");
+                }
+                continue;
+            }
+            const double left = std::min(until, churn_next_) - now;
+            timespec ts{static_cast<time_t>(left),
+                        static_cast<long>((left - std::floor(left)) * 1e9)};
+            siginfo_t info;
+            int sig = ::sigtimedwait(&all, &info, &ts);
+            if (sig == SIGCHLD && group_)
+                for (const auto& e : group_->collect_early_exits())
+                    early_exits_.push_back({{"pid", e.pid}, {"how", describe_exit(e.status)}});
+        }
+    }
+
+    // Each metric of a load phase, over the rounds, for the summary record.
+    void remember_for_summary(const PhasePlan& phase, const nlohmann::json& rec) {
+        auto it = std::find_if(summary_.begin(), summary_.end(),
+                               [&](const nlohmann::json& s) { return s["phase"] == phase.name; });
+        if (it == summary_.end()) {
+            summary_.push_back({{"phase", phase.name},
+                                {"load", rec["load"]},
+                                {"metrics", nlohmann::json::object()}});
+            it = summary_.end() - 1;
+        }
+        for (const auto& [name, m] : rec["metrics"].items()) {
+            auto& s = (*it)["metrics"][name];
+            for (const char* k : {"unit", "agg", "better"})
+                s[k] = m[k];
+            s["rounds"].push_back(m["value"]);
+        }
+    }
+
+    // With several rounds: every load phase's metrics aggregated over the rounds.
+    void emit_summary() {
+        if (config_.uint("rounds") < 2 || summary_.empty())
+            return;
+        for (auto& s : summary_)
+            for (auto& [name, m] : s["metrics"].items()) {
+                auto value =
+                    aggregate(m["rounds"].get<std::vector<double>>(), m["agg"].get<std::string>());
+                m["value"] = value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+            }
+        console_.emit({{"type", "summary"}, {"phases", std::move(summary_)}});
+        summary_.clear();
+    }
+
     const Config& config_;
     Console& console_;
     KmsgWatcher& kmsg_;
     std::vector<PhasePlan> phases_;
     std::vector<std::unique_ptr<Probe>> probes_;
+    LoadOptions options_;
+    // The phase that runs now, for wait_until().
+    LoadGroup* group_ = nullptr;
+    std::string phase_name_;
+    double churn_next_ = HUGE_VAL;
+    nlohmann::json early_exits_;
+    std::vector<nlohmann::json> summary_;
 };
 
 } // namespace
 
 bool run_experiment(const Config& config, Console& console, KmsgWatcher& kmsg, ExperimentTimes& times) {
+    if (command_mode(config))
+        return run_commands(config, console, kmsg, times);
     Runner runner(config, console, kmsg);
     if (!runner.plan())
         return false;

@@ -1,57 +1,233 @@
 #include "init/load_group.h"
 
+#include "common/text.h"
+
+#include <algorithm>
+#include <charconv>
 #include <csignal>
+#include <dirent.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace initbench {
+namespace {
 
-LoadGroup::LoadGroup(const LoadSpec& spec, std::atomic<uint64_t>* counters, size_t n)
-    : spec_(spec), counters_(counters), slots_(n) {}
+// A task that outlives SIGKILL this long is stuck in the kernel: report it, go on.
+constexpr double kReapDeadline = 10;
+constexpr uint64_t kPfKthread = 0x00200000; // PF_KTHREAD, include/linux/sched.h
 
-Result<std::unique_ptr<LoadGroup>> LoadGroup::start(const LoadSpec& spec, unsigned workers) {
-    // One cache line per counter: workers must not contend on each other's counts.
-    constexpr size_t kStride = 64 / sizeof(std::atomic<uint64_t>);
-    size_t bytes = std::max<size_t>(workers, 1) * kStride * sizeof(std::atomic<uint64_t>);
-    void* mem = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED)
+// Exit statuses of a worker whose set-up failed before the load ran.
+constexpr int kExitCgroup = 125;
+constexpr int kExitAffinity = 124;
+constexpr int kExitNice = 123;
+
+double seconds(const timeval& tv) {
+    return double(tv.tv_sec) + double(tv.tv_usec) * 1e-6;
+}
+
+std::optional<uint64_t> to_uint(std::string_view s) {
+    uint64_t v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size())
+        return std::nullopt;
+    return v;
+}
+
+std::optional<uint64_t> read_uint(const std::string& path) {
+    auto text = read_file(path, 64);
+    if (!text)
+        return std::nullopt;
+    return to_uint(trim(text.value()));
+}
+
+std::optional<uint64_t> read_keyed(const std::string& path, std::string_view key) {
+    auto text = read_file(path);
+    if (!text)
+        return std::nullopt;
+    return keyed_value(text.value(), key);
+}
+
+} // namespace
+
+std::optional<uint64_t> keyed_value(std::string_view text, std::string_view key) {
+    for (std::string_view line : split_lines(text)) {
+        auto words = split_words(line);
+        if (words.size() >= 2 && words[0] == key)
+            return to_uint(words[1]);
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string_view> stat_fields(std::string_view stat) {
+    const size_t paren = stat.rfind(')'); // the comm can hold anything, the fields after it cannot
+    if (paren == std::string_view::npos)
+        return {};
+    return split_words(stat.substr(paren + 1));
+}
+
+std::string describe_exit(int status) {
+    if (WIFSIGNALED(status))
+        return "killed by signal " + std::to_string(WTERMSIG(status));
+    const int code = WEXITSTATUS(status);
+    std::string s = "exited with status " + std::to_string(code);
+    if (code == kExitCgroup)
+        s += ": could not join the load's cgroup";
+    else if (code == kExitAffinity)
+        s += ": could not set the CPU affinity";
+    else if (code == kExitNice)
+        s += ": could not set the nice level";
+    else if (code > 128)
+        s += ": one of its tasks was killed by signal " + std::to_string(code - 128);
+    return s;
+}
+
+static size_t shared_bytes(const LoadParams& params) {
+    return sizeof(WorkerSlot) * (1 + std::max(params.workers, 1u)); // the gate gets a line too
+}
+
+LoadGroup::LoadGroup(const LoadSpec& spec, const LoadParams& params, const LoadOptions& options,
+                     void* shared)
+    : spec_(spec), params_(params), options_(options), shared_(shared),
+      gate_(new (shared) std::atomic<uint32_t>(0)), slots_(static_cast<WorkerSlot*>(shared) + 1) {
+    for (unsigned i = 0; i < std::max(params.workers, 1u); i++)
+        new (&slots_[i]) WorkerSlot;
+}
+
+Result<std::unique_ptr<LoadGroup>> LoadGroup::start(const LoadSpec& spec, const LoadParams& params,
+                                                    const LoadOptions& options) {
+    void* shared = ::mmap(nullptr, shared_bytes(params), PROT_READ | PROT_WRITE,
+                          MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED)
         return errno_error("mmap load counters");
-    auto* counters = static_cast<std::atomic<uint64_t>*>(mem);
-    std::unique_ptr<LoadGroup> g(new LoadGroup(spec, counters, std::max<size_t>(workers, 1) * kStride));
+    std::unique_ptr<LoadGroup> g(new LoadGroup(spec, params, options, shared));
+    g->make_cgroup();
     ::getrusage(RUSAGE_CHILDREN, &g->usage_at_start_);
-
-    for (unsigned i = 0; i < workers; i++) {
-        pid_t pid = ::fork();
-        if (pid < 0) {
-            Error e = errno_error("fork worker " + std::to_string(i) + " of load " + std::string(spec.name));
-            g->stop();
-            return e;
-        }
-        if (pid == 0) {
-            sigset_t none;
-            sigemptyset(&none);
-            ::sigprocmask(SIG_SETMASK, &none, nullptr); // init blocks everything; workers must not
-            ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-            ::setpgid(0, g->pgid_);
-            WorkerContext ctx{i, workers, &counters[i * kStride]};
-            spec.work(ctx);
-            ::_exit(0);
-        }
-        if (g->pgid_ == 0)
-            g->pgid_ = pid;
-        ::setpgid(pid, g->pgid_); // also from the parent: no race with the first kill
-        g->pids_.push_back(pid);
-        g->alive_.push_back(true);
+    if (Status s = g->spawn_workers(); !s) {
+        g->stop();
+        return s.error();
     }
     return g;
 }
 
 LoadGroup::~LoadGroup() {
     stop();
-    ::munmap(counters_, slots_ * sizeof(std::atomic<uint64_t>));
+    ::munmap(shared_, shared_bytes(params_));
+}
+
+void LoadGroup::make_cgroup() {
+    const std::string& root = options_.cgroup_root;
+    if (root.empty())
+        return;
+    // One controller at a time: a kernel without one of them still gets the other.
+    for (const char* controller : {"+pids", "+memory"})
+        (void)write_file(root + "/cgroup.subtree_control", controller); // checked below
+    static unsigned serial = 0;
+    for (int tries = 0; tries < 1000 && cgroup_path_.empty(); tries++) {
+        std::string name = "initbench-load-" + std::to_string(++serial);
+        std::string path = root + "/" + name;
+        if (::mkdir(path.c_str(), 0755) == 0) {
+            cgroup_name_ = "/" + name;
+            cgroup_path_ = path;
+        } else if (errno != EEXIST) {
+            notes_.push_back("no cgroup, so no task or memory limit: " +
+                             errno_error("mkdir " + path).message());
+            return;
+        }
+    }
+    if (cgroup_path_.empty()) {
+        notes_.push_back("no cgroup, so no task or memory limit: no free name under " + root);
+        return;
+    }
+    auto limit = [&](const char* file, uint64_t value, const char* what) {
+        if (!value)
+            return;
+        if (Status s = write_file(cgroup_path_ + "/" + file, std::to_string(value)); !s)
+            notes_.push_back(std::string(what) + " not set: " + s.error().message());
+    };
+    limit("pids.max", options_.tasks_max, "task limit");
+    limit("memory.max", options_.memory_max, "memory limit");
+}
+
+// The workers wait at a gate until all are forked: running ones would otherwise slow the
+// init's forking of the rest (128 spinners on one CPU took 19 s to start).
+Status LoadGroup::spawn_workers() {
+    pgid_ = 0;
+    pids_.clear();
+    alive_.clear();
+    gate_->store(0, std::memory_order_relaxed);
+    for (unsigned i = 0; i < params_.workers; i++) {
+        pid_t pid = ::fork();
+        if (pid < 0) {
+            open_gate(*gate_); // those forked can leave through stop()'s kill either way
+            return errno_error("fork worker " + std::to_string(i) + " of load " +
+                               std::string(spec_.name));
+        }
+        if (pid == 0)
+            run_worker(i);
+        if (pgid_ == 0)
+            pgid_ = pid;
+        ::setpgid(pid, pgid_); // also from the parent: no race with the first kill
+        pids_.push_back(pid);
+        alive_.push_back(true);
+    }
+    open_gate(*gate_);
+    return ok();
+}
+
+void LoadGroup::run_worker(unsigned index) {
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr); // init blocks everything; workers must not
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // "ib-LOAD": every task of the load inherits it, so probes can tell the load's tasks.
+    const std::string comm = "ib-" + std::string(spec_.name);
+    ::prctl(PR_SET_NAME, comm.c_str());
+    ::setpgid(0, pgid_);
+    // Joined before the load runs, so that every task it makes is counted and limited.
+    if (!cgroup_path_.empty() && !write_file(cgroup_path_ + "/cgroup.procs", "0"))
+        ::_exit(kExitCgroup);
+    if (!options_.cpus.empty()) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        for (unsigned cpu : options_.cpus)
+            CPU_SET(cpu, &set);
+        if (::sched_setaffinity(0, sizeof set, &set) != 0)
+            ::_exit(kExitAffinity);
+    }
+    if (options_.nice != 0 && ::setpriority(PRIO_PROCESS, 0, options_.nice) != 0)
+        ::_exit(kExitNice);
+    wait_for_gate(*gate_);
+    WorkerContext ctx{index, &params_, &slots_[index]};
+    spec_.work(ctx);
+    ::_exit(0);
+}
+
+bool LoadGroup::wait_ready(double deadline, std::vector<WorkerExit>& exits) {
+    for (;;) {
+        for (const auto& e : collect_early_exits())
+            exits.push_back(e);
+        bool all = true;
+        for (size_t i = 0; i < pids_.size(); i++)
+            if (alive_[i] && !slots_[i].ready.load(std::memory_order_acquire))
+                all = false;
+        if (all)
+            return true;
+        if (monotonic_seconds() >= deadline)
+            return false;
+        ::usleep(2000);
+    }
+}
+
+Status LoadGroup::respawn() {
+    reaped_ += kill_and_reap(monotonic_seconds() + kReapDeadline);
+    respawns_++;
+    for (unsigned i = 0; i < params_.workers; i++)
+        slots_[i].ready.store(0, std::memory_order_relaxed);
+    return spawn_workers();
 }
 
 uint64_t LoadGroup::total_ops() const {
@@ -62,11 +238,17 @@ uint64_t LoadGroup::total_ops() const {
 }
 
 std::vector<uint64_t> LoadGroup::ops_per_worker() const {
-    constexpr size_t kStride = 64 / sizeof(std::atomic<uint64_t>);
     std::vector<uint64_t> out;
-    for (size_t i = 0; i < pids_.size(); i++)
-        out.push_back(counters_[i * kStride].load(std::memory_order_relaxed));
+    for (unsigned i = 0; i < params_.workers; i++)
+        out.push_back(slots_[i].ops.load(std::memory_order_relaxed));
     return out;
+}
+
+uint64_t LoadGroup::failures() const {
+    uint64_t sum = 0;
+    for (unsigned i = 0; i < params_.workers; i++)
+        sum += slots_[i].failures.load(std::memory_order_relaxed);
+    return sum;
 }
 
 std::vector<WorkerExit> LoadGroup::collect_early_exits() {
@@ -83,31 +265,144 @@ std::vector<WorkerExit> LoadGroup::collect_early_exits() {
     return out;
 }
 
-unsigned reap_all_children() {
-    unsigned n = 0;
-    int status;
-    while (::waitpid(-1, &status, 0) > 0 || errno == EINTR)
-        n++;
-    return n;
+std::optional<CpuTime> LoadGroup::cgroup_cpu() const {
+    if (cgroup_path_.empty())
+        return std::nullopt;
+    auto text = read_file(cgroup_path_ + "/cpu.stat");
+    if (!text)
+        return std::nullopt;
+    auto user = keyed_value(text.value(), "user_usec");
+    auto sys = keyed_value(text.value(), "system_usec");
+    if (!user || !sys)
+        return std::nullopt;
+    return CpuTime{double(*user) * 1e-6, double(*sys) * 1e-6};
 }
 
-static double seconds(const timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) * 1e-6; }
+std::optional<uint64_t> LoadGroup::cgroup_value(std::string_view file) const {
+    if (cgroup_path_.empty())
+        return std::nullopt;
+    return read_uint(cgroup_path_ + "/" + std::string(file));
+}
 
-nlohmann::json LoadGroup::stop() {
+std::optional<uint64_t> LoadGroup::cgroup_event(std::string_view file, std::string_view key) const {
+    if (cgroup_path_.empty())
+        return std::nullopt;
+    return read_keyed(cgroup_path_ + "/" + std::string(file), key);
+}
+
+unsigned LoadGroup::kill_and_reap(double deadline) {
+    auto kill_all = [this] {
+        if (!cgroup_path_.empty()) // atomic against forks in flight; absent before Linux 5.14
+            (void)write_file(cgroup_path_ + "/cgroup.kill", "1");
+        if (pgid_ > 0)
+            ::kill(-pgid_, SIGKILL);
+        for (size_t i = 0; i < pids_.size(); i++)
+            if (alive_[i])
+                ::kill(pids_[i], SIGKILL); // a worker that left the group is still ours
+    };
+    kill_all();
+    unsigned reaped = 0;
+    for (double next_kill = monotonic_seconds() + 0.1;;) {
+        // Orphans of the workers are the init's children now, still in the workers' group.
+        int status;
+        pid_t pid = 0;
+        while (pgid_ > 0 && (pid = ::waitpid(-pgid_, &status, WNOHANG)) > 0) {
+            reaped++;
+            auto it = std::find(pids_.begin(), pids_.end(), pid);
+            if (it != pids_.end())
+                alive_[size_t(it - pids_.begin())] = false;
+        }
+        const bool group_gone = pgid_ == 0 || (pid < 0 && errno == ECHILD);
+        reaped += static_cast<unsigned>(collect_early_exits().size());
+        const bool workers_gone =
+            std::none_of(alive_.begin(), alive_.end(), [](bool a) { return a; });
+        if (group_gone && workers_gone)
+            break;
+        const double now = monotonic_seconds();
+        if (now >= deadline)
+            break;
+        if (now >= next_kill) { // a task may have been between fork and joining the group
+            kill_all();
+            next_kill = now + 0.1;
+        }
+        ::usleep(1000);
+    }
+    return reaped;
+}
+
+StopReport LoadGroup::stop() {
     if (stopped_)
-        return nullptr;
+        return report_;
     stopped_ = true;
-    if (pgid_ > 0)
-        ::kill(-pgid_, SIGKILL);
-    for (pid_t pid : pids_)
-        ::kill(pid, SIGKILL); // a worker that left the group is still ours
-    unsigned reaped = reap_all_children();
+    const double t0 = monotonic_seconds();
+    report_.reaped = kill_and_reap(t0 + kReapDeadline);
     rusage after{};
     ::getrusage(RUSAGE_CHILDREN, &after);
     // RUSAGE_CHILDREN counts reaped tasks only: the delta since start() is this group's.
-    return {{"user_s", seconds(after.ru_utime) - seconds(usage_at_start_.ru_utime)},
-            {"sys_s", seconds(after.ru_stime) - seconds(usage_at_start_.ru_stime)},
-            {"tasks_reaped", reaped}};
+    report_.cpu = {seconds(after.ru_utime) - seconds(usage_at_start_.ru_utime),
+                   seconds(after.ru_stime) - seconds(usage_at_start_.ru_stime)};
+    report_.left = static_cast<unsigned>(std::count(alive_.begin(), alive_.end(), true));
+    if (!cgroup_path_.empty()) {
+        if (auto procs = read_file(cgroup_path_ + "/cgroup.procs"))
+            report_.left = static_cast<unsigned>(split_words(procs.value()).size());
+        if (::rmdir(cgroup_path_.c_str()) != 0)
+            notes_.push_back(errno_error("rmdir " + cgroup_path_).message());
+    }
+    report_.seconds = monotonic_seconds() - t0;
+    return report_;
+}
+
+unsigned count_user_tasks() {
+    unsigned n = 0;
+    DIR* d = ::opendir("/proc");
+    if (!d)
+        return 0;
+    const pid_t self = ::getpid();
+    while (dirent* e = ::readdir(d)) {
+        auto pid = to_uint(e->d_name);
+        if (!pid || *pid == 1 || *pid == uint64_t(self))
+            continue;
+        auto stat = read_file("/proc/" + std::string(e->d_name) + "/stat", 4096);
+        if (!stat)
+            continue; // gone meanwhile
+        auto fields = stat_fields(stat.value());
+        auto flags = fields.size() > 6 ? to_uint(fields[6]) : std::nullopt;
+        if (flags && (*flags & kPfKthread))
+            continue;
+        n++;
+    }
+    ::closedir(d);
+    return n;
+}
+
+nlohmann::json make_room_for_tasks(uint64_t tasks) {
+    nlohmann::json changed = nlohmann::json::object();
+    // The fourth field of /proc/loadavg is running/total: the threads there are now.
+    uint64_t now = 0;
+    if (auto loadavg = read_file("/proc/loadavg", 256)) {
+        auto words = split_words(loadavg.value());
+        if (words.size() >= 4)
+            if (size_t slash = words[3].find('/'); slash != std::string_view::npos)
+                now = to_uint(words[3].substr(slash + 1)).value_or(0);
+    }
+    const uint64_t needed = now + tasks + 256; // headroom for the kernel's own threads
+    struct Knob {
+        const char* path;
+        const char* name;
+        uint64_t cap; // the kernel's own maximum
+    };
+    for (const Knob& k : {Knob{"/proc/sys/kernel/threads-max", "threads_max", 0x3fffffff},
+                          Knob{"/proc/sys/kernel/pid_max", "pid_max", 4194304}}) {
+        auto was = read_uint(k.path);
+        if (!was || *was >= needed)
+            continue;
+        const uint64_t to = std::min(needed, k.cap);
+        if (Status s = write_file(k.path, std::to_string(to)); s)
+            changed[k.name] = {{"was", *was}, {"now", to}};
+        else
+            changed[k.name] = {{"was", *was}, {"error", s.error().message()}};
+    }
+    return changed;
 }
 
 } // namespace initbench

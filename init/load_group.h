@@ -1,6 +1,7 @@
-// Runs one load's workers for a phase: forks them into their own process group, exposes
-// their operation counters, and on stop() kills the whole group and reaps every task so
-// that nothing of this phase survives into the next.
+// Runs one load's workers for a phase: forks them into their own process group and, in the
+// guest, their own cgroup with a task and a memory limit; pins them; exposes their
+// counters; respawns them on request (churn); and on stop() kills the whole group and
+// reaps every task, so that nothing of this phase survives into the next.
 #pragma once
 
 #include "init/sys.h"
@@ -8,11 +9,34 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <vector>
 
 namespace initbench {
+
+struct LoadOptions {
+    std::string cgroup_root;    // where cgroup2 is mounted; "" runs without a cgroup or limits
+    uint64_t tasks_max = 0;     // pids.max; 0: none
+    uint64_t memory_max = 0;    // memory.max in bytes; 0: none
+    std::vector<unsigned> cpus; // CPU affinity of every task; empty: any CPU
+    int nice = 0;
+};
+
+struct CpuTime {
+    double user_s = 0;
+    double sys_s = 0;
+};
+
+struct StopReport {
+    CpuTime cpu;         // getrusage: every reaped task of the group, from start to stop
+    unsigned reaped = 0; // tasks the framework reaped: workers, and orphans of the workers
+    unsigned left = 0;   // tasks still in the cgroup when the framework gave up waiting
+    double seconds = 0;  // how long killing and reaping took
+};
 
 struct WorkerExit {
     pid_t pid;
@@ -21,35 +45,87 @@ struct WorkerExit {
 
 class LoadGroup {
 public:
-    static Result<std::unique_ptr<LoadGroup>> start(const LoadSpec& spec, unsigned workers);
+    static Result<std::unique_ptr<LoadGroup>> start(const LoadSpec& spec, const LoadParams& params,
+                                                    const LoadOptions& options);
     ~LoadGroup();
     LoadGroup(const LoadGroup&) = delete;
     LoadGroup& operator=(const LoadGroup&) = delete;
 
     const LoadSpec& spec() const { return spec_; }
-    unsigned workers() const { return static_cast<unsigned>(pids_.size()); }
+    const LoadParams& params() const { return params_; }
+    const std::vector<pid_t>& worker_pids() const { return pids_; }
+
+    // Waits until every live worker has called ready(), or until `deadline` (monotonic
+    // seconds). Workers that die meanwhile are added to `exits`.
+    bool wait_ready(double deadline, std::vector<WorkerExit>& exits);
+    // Churn: kills and reaps every task, then forks the workers again. Counters go on.
+    Status respawn();
+    unsigned respawns() const { return respawns_; }
+
     uint64_t total_ops() const;
     std::vector<uint64_t> ops_per_worker() const;
+    uint64_t failures() const; // task creations the kernel refused, all workers
     // Workers that died on their own while the phase ran (OOM kill, crash): collected
     // without blocking; the phase records them.
     std::vector<WorkerExit> collect_early_exits();
-    // Kills the group, reaps every task; returns the CPU time the group used.
-    nlohmann::json stop();
+
+    // The cgroup's path under the root ("" without one), and the limits that could not be
+    // set, each with the reason.
+    const std::string& cgroup() const { return cgroup_name_; }
+    const std::vector<std::string>& notes() const { return notes_; }
+    // The kernel's accounting of the cgroup; nothing without one.
+    std::optional<CpuTime> cgroup_cpu() const;
+    std::optional<uint64_t> cgroup_tasks() const { return cgroup_value("pids.current"); }
+    // A file of the cgroup that holds one number, e.g. "memory.peak".
+    std::optional<uint64_t> cgroup_value(std::string_view file) const;
+    // One counter of an events file, e.g. ("pids.events", "max").
+    std::optional<uint64_t> cgroup_event(std::string_view file, std::string_view key) const;
+
+    // Kills the group, reaps every task, removes the cgroup. Only the first call acts.
+    StopReport stop();
 
 private:
-    LoadGroup(const LoadSpec& spec, std::atomic<uint64_t>* counters, size_t n);
+    LoadGroup(const LoadSpec& spec, const LoadParams& params, const LoadOptions& options,
+              void* shared);
+    void make_cgroup();
+    Status spawn_workers();
+    // Kills every task and reaps until none is left or the deadline passes.
+    unsigned kill_and_reap(double deadline);
+    [[noreturn]] void run_worker(unsigned index);
 
     const LoadSpec& spec_;
-    std::atomic<uint64_t>* counters_;
-    size_t slots_;
+    const LoadParams params_;
+    const LoadOptions options_;
+    void* shared_;                // the gate, then one slot per worker
+    std::atomic<uint32_t>* gate_; // workers wait here until every one of them is forked
+    WorkerSlot* slots_;
     std::vector<pid_t> pids_;
     std::vector<bool> alive_;
     pid_t pgid_ = 0;
+    std::string cgroup_name_, cgroup_path_;
+    std::vector<std::string> notes_;
     struct rusage usage_at_start_ {};
+    unsigned respawns_ = 0;
+    unsigned reaped_ = 0;
     bool stopped_ = false;
+    StopReport report_;
 };
 
-// Reaps every remaining child of PID 1 (orphans included) until none is left.
-unsigned reap_all_children();
+// How a worker ended, for a record: "killed by signal 9", "exited with status 1".
+std::string describe_exit(int status);
+
+// The kernel's text, parsed (pure, for the unit tests).
+// The number after `key` on the line that starts with it: cpu.stat, memory.events,
+// /proc/stat ("processes"), /proc/meminfo ("MemAvailable:").
+std::optional<uint64_t> keyed_value(std::string_view text, std::string_view key);
+// The fields of /proc/PID/stat after the comm, which may hold spaces and parentheses:
+// [0] state, [6] flags, [11] utime, [12] stime, [13] cutime, [14] cstime. Empty if malformed.
+std::vector<std::string_view> stat_fields(std::string_view stat);
+
+// Tasks other than PID 1 and kernel threads, zombies included: what a phase left behind.
+unsigned count_user_tasks();
+// Raises kernel.threads-max and kernel.pid_max where they would refuse `tasks` more tasks
+// than there are now; says what it changed (an empty object when nothing).
+nlohmann::json make_room_for_tasks(uint64_t tasks);
 
 } // namespace initbench

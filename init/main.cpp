@@ -60,6 +60,7 @@ void run_init(Run& run) {
     std::string cmdline = read_file("/proc/cmdline").value_or("");
     ConfigResult cfg = load_settings(cmdline);
     run.end = end_action_from(cfg.config.str("end"));
+    run.console.set_summary_format(cfg.config.str("format"));
     emit_header(run, cfg.config.to_json());
 
     for (const auto& f : bringup.failures) {

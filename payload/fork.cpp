@@ -9,14 +9,11 @@
 namespace initbench {
 
 [[noreturn]] static void fork_work(const WorkerContext& ctx) {
+    ctx.ready();
     for (;;) {
-        pid_t pid = ::fork();
+        pid_t pid = fork_retrying(ctx);
         if (pid == 0)
             ::_exit(0);
-        if (pid < 0) {
-            ::usleep(1000); // at the task limit: back off, the framework counts what succeeded
-            continue;
-        }
         int status;
         while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }
@@ -24,12 +21,20 @@ namespace initbench {
     }
 }
 
+static uint64_t fork_tasks(const LoadParams& p) {
+    return 2 * uint64_t(p.workers);
+}
+
 extern const LoadSpec fork_load = {
     .name = "fork",
     .help = "workers that fork a child which exits immediately, and reap it",
     .op_unit = "fork+exit+wait",
+    .sweep = "",
     .default_workers = online_cpus,
     .unsupported = always_supported,
+    .tasks = fork_tasks,
+    .bytes_per_op = nullptr,
+    .configure = nullptr,
     .work = fork_work,
 };
 

@@ -1,31 +1,65 @@
 // A load: work done by forked worker processes while a phase runs. The framework
-// (init/load_group) owns time: it forks the workers, lets them run, kills and reaps them.
-// A load's worker only does work and counts operations.
+// (init/load_group) owns time: it forks the workers, pins them, limits them, lets them run,
+// kills and reaps them. A load's worker only does work and counts operations.
+//
+// Loads are plain POSIX C++: the same files build into PID 1 (clang, musl) and into the
+// host tool initbench-loadbench (g++, glibc).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <pthread.h>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace initbench {
 
-// What a worker sees: its index and its own operation counter in memory shared with init.
+class Config;
+
+// What a load's workers are told, resolved from the configuration before the phase starts
+// (resolve_params), so that no load parses anything. Fields a load does not use stay 0.
+struct LoadParams {
+    unsigned workers = 1;  // worker processes; pipe: groups; tcp: client/server pairs
+    unsigned threads = 0;  // thread: threads per worker, alive together
+    unsigned fds = 0;      // pipe: senders and as many receivers per group
+    unsigned msg_size = 0; // pipe, tcp: bytes per message
+    bool sockets = false;  // pipe: unix stream sockets instead of pipes
+    uint64_t sleepers = 0; // sleep: sleeping tasks of all workers together
+    double interval_s = 0; // sleep: how long each sleeper sleeps per loop
+};
+
+// One worker's counters, in memory shared by all the worker's tasks and the framework.
+// A cache line each: workers must not contend on each other's counts.
+struct alignas(64) WorkerSlot {
+    std::atomic<uint64_t> ops{0};
+    std::atomic<uint64_t> failures{0}; // task creations refused (task limit, memory)
+    std::atomic<uint32_t> ready{0};    // set up and running: the measurement may begin
+};
+
+// What a worker sees: its index, the parameters and its slot.
 struct WorkerContext {
     unsigned index = 0;
-    unsigned workers = 1;
-    std::atomic<uint64_t>* ops = nullptr;
-    void count(uint64_t n = 1) const { ops->fetch_add(n, std::memory_order_relaxed); }
+    const LoadParams* params = nullptr;
+    WorkerSlot* slot = nullptr;
+    void count(uint64_t n = 1) const { slot->ops.fetch_add(n, std::memory_order_relaxed); }
+    void failed() const { slot->failures.fetch_add(1, std::memory_order_relaxed); }
+    void ready() const { slot->ready.store(1, std::memory_order_release); }
 };
 
 struct LoadSpec {
     std::string_view name;
     std::string_view help;
-    std::string_view op_unit;       // what one operation is: "loop", "fork", ...
-    unsigned (*default_workers)();  // when the experiment does not say
-    std::string (*unsupported)();   // "" when this kernel can run it, else why not
-    void (*work)(const WorkerContext&); // never returns: the framework kills the worker
+    std::string_view op_unit; // what one operation is: "fork+exit+wait", "message", ...
+    // A list key whose every value is a phase of its own (tcp.clients), or "".
+    std::string_view sweep;
+    unsigned (*default_workers)();                 // when neither the sweep nor `workers` says
+    std::string (*unsupported)();                  // "" when this kernel can run it, else why not
+    uint64_t (*tasks)(const LoadParams&);          // tasks at once, workers included
+    uint64_t (*bytes_per_op)(const LoadParams&);   // null: the load moves no data
+    void (*configure)(const Config&, LoadParams&); // reads the load's own keys; may be null
+    void (*work)(const WorkerContext&);            // never returns: the framework kills it
 };
 
 const std::vector<const LoadSpec*>& load_registry();
@@ -33,5 +67,28 @@ const LoadSpec* find_load(std::string_view name);
 
 unsigned online_cpus();
 std::string always_supported();
+uint64_t one_task_per_worker(const LoadParams& p);
+
+// The values of a load's sweep key, or {0} for a load without one.
+std::vector<unsigned> sweep_values(const LoadSpec& spec, const Config& config);
+// The parameters of one phase of `spec`; `sweep_value` is one of sweep_values().
+LoadParams resolve_params(const LoadSpec& spec, const Config& config, unsigned sweep_value);
+// The parameters as a record shows them: those the load uses (the others are 0).
+nlohmann::json params_json(const LoadParams& p);
+
+// Shared by the loads.
+// Creates a thread with a small stack; an errno value when the kernel refuses, else 0.
+int start_thread(void* (*fn)(void*), void* arg, size_t stack_bytes, pthread_t* id);
+// Forks until it succeeds, counting refusals and backing off; returns 0 in the child.
+int fork_retrying(const WorkerContext& ctx);
+// For a worker whose tasks are processes: waits until one of them ends, then leaves with
+// its status (128 + N if killed by signal N), so that the framework sees the loss. The
+// worker's tasks must have asked for PR_SET_PDEATHSIG (die_with_parent).
+[[noreturn]] void supervise_children();
+// In a task forked by a worker: dies when the worker does.
+void die_with_parent(pid_t parent);
+// A gate on a futex word, also across processes (MAP_SHARED): waiters sleep while it is 0.
+void wait_for_gate(std::atomic<uint32_t>& gate);
+void open_gate(std::atomic<uint32_t>& gate);
 
 } // namespace initbench

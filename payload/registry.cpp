@@ -1,3 +1,5 @@
+// The one list of loads. A load that cannot run on this kernel is still listed: its
+// unsupported() says why, and the phase reports that instead of a number.
 #include "payload/load.h"
 
 #include <unistd.h>
@@ -6,9 +8,14 @@ namespace initbench {
 
 extern const LoadSpec cpu_load;
 extern const LoadSpec fork_load;
+extern const LoadSpec thread_load;
+extern const LoadSpec pipe_load;
+extern const LoadSpec tcp_load;
+extern const LoadSpec sleep_load;
 
 const std::vector<const LoadSpec*>& load_registry() {
-    static const std::vector<const LoadSpec*> loads = {&cpu_load, &fork_load};
+    static const std::vector<const LoadSpec*> loads = {&cpu_load,  &fork_load, &thread_load,
+                                                       &pipe_load, &tcp_load,  &sleep_load};
     return loads;
 }
 
@@ -24,6 +31,12 @@ unsigned online_cpus() {
     return n > 0 ? static_cast<unsigned>(n) : 1;
 }
 
-std::string always_supported() { return {}; }
+std::string always_supported() {
+    return {};
+}
+
+uint64_t one_task_per_worker(const LoadParams& p) {
+    return p.workers;
+}
 
 } // namespace initbench

@@ -17,6 +17,8 @@ packages=(
   # image and boot
   busybox-static cpio qemu-system-x86 qemu-system-arm dpkg-dev
   python3 libssl-dev libarchive-dev procps
+  # LAVA's dispatcher runs the generated jobs in the lab tests (lava-run, no server)
+  lava-dispatcher python3-jinja2
 )
 
 missing=()

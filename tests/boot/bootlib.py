@@ -9,18 +9,23 @@ from pathlib import Path
 SOURCE = Path(os.environ.get("INITBENCH_SOURCE", Path(__file__).resolve().parents[2]))
 INITBENCH = os.environ.get("INITBENCH", str(SOURCE / "build/host/initbench"))
 IMAGE = os.environ.get("INITBENCH_IMAGE_X86_64", str(SOURCE / "build/initbench-x86_64.cpio.gz"))
+IMAGE_AARCH64 = os.environ.get("INITBENCH_IMAGE_AARCH64", str(SOURCE / "build/initbench-aarch64.cpio.gz"))
 
-_kernel = None
+_kernels = {}
+
+
+def fetch_kernel(flavour: str) -> str:
+    """A Debian kernel flavour (amd64, cloud-amd64, rt-amd64, arm64), unpacked into the cache."""
+    if flavour not in _kernels:
+        _kernels[flavour] = subprocess.run(
+            [str(SOURCE / "scripts/fetch-debs.sh"), "kernel", flavour],
+            check=True, capture_output=True, text=True).stdout.strip()
+    return _kernels[flavour]
 
 
 def kernel() -> str:
     """Debian's amd64 kernel: INITBENCH_TEST_KERNEL, or fetched into the cache."""
-    global _kernel
-    if _kernel is None:
-        _kernel = os.environ.get("INITBENCH_TEST_KERNEL") or subprocess.run(
-            [str(SOURCE / "scripts/fetch-debs.sh"), "kernel", "amd64"],
-            check=True, capture_output=True, text=True).stdout.strip()
-    return _kernel
+    return os.environ.get("INITBENCH_TEST_KERNEL") or fetch_kernel("amd64")
 
 
 @dataclass
@@ -40,12 +45,13 @@ class Run:
         return found[0]
 
 
-def run(*params, extra_args=(), timeout=300, workdir=None) -> Run:
+def run(*params, extra_args=(), timeout=300, workdir=None, kernel_path=None, arch="x86_64") -> Run:
     """`initbench run` with kernel parameters; returns exit code, results and console log."""
+    image = IMAGE_AARCH64 if arch == "aarch64" else IMAGE
     with tempfile.TemporaryDirectory(prefix="initbench-test-") as tmp:
         out, log = Path(tmp) / "results.json", Path(tmp) / "console.log"
         accel = [] if "--accel" in extra_args else ["--accel", "tcg"]
-        cmd = [INITBENCH, "run", "--kernel", kernel(), "--image", IMAGE, *accel,
+        cmd = [INITBENCH, "run", "--arch", arch, "--kernel", kernel_path or kernel(), "--image", image, *accel,
                "--out", str(out), "--log", str(log), *extra_args, "--", *params]
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         doc = json.loads(out.read_text()) if out.exists() else {}

@@ -90,6 +90,10 @@ class DefaultProfile(unittest.TestCase):
         lin = fork["linear"]
         self.assertEqual(sum(lin["buckets"]) + lin["under"] + lin["over"], fork["count"])
 
+    def test_console_output_fits_a_serial_line(self):
+        # 115200 baud moves ~11 KB/s: the default experiment must stay within 16 KB.
+        self.assertLessEqual(self.r.one("end")["console_bytes"], 16 * 1024)
+
     def test_overhead_reported(self):
         end = self.r.one("end")
         self.assertGreater(end["overhead"]["init_to_first_phase_s"], 0)

@@ -1,0 +1,167 @@
+#include "common/summary.h"
+
+#include <cstdio>
+#include <set>
+
+namespace initbench {
+namespace {
+
+// Lowercase letters, digits, '.', '_' and '-': safe in KTAP names and LAVA regexes.
+std::string slug(std::string s) {
+    for (char& c : s) {
+        if (c >= 'A' && c <= 'Z')
+            c = static_cast<char>(c - 'A' + 'a');
+        bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+        if (!ok)
+            c = '_';
+    }
+    return s;
+}
+
+// Reasons end up after '#' on one line: no newlines, bounded.
+std::string one_line(std::string s) {
+    for (char& c : s)
+        if (c == '\n' || c == '\r' || c == '#')
+            c = ' ';
+    if (s.size() > 160)
+        s.resize(160);
+    return s;
+}
+
+std::string str(const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::optional<double> num(const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    if (it != j.end() && it->is_number())
+        return it->get<double>();
+    return std::nullopt;
+}
+
+// "fork-r0", "tcp-c4-r1": a phase and round, with the sweep value when there is one.
+std::string phase_id(const nlohmann::json& r) {
+    std::string id = str(r, "phase");
+    if (auto c = num(r, "clients"))
+        id += "-c" + std::to_string(static_cast<long long>(*c));
+    if (auto g = num(r, "groups"))
+        id += "-g" + std::to_string(static_cast<long long>(*g));
+    if (auto round = num(r, "round"))
+        id += "-r" + std::to_string(static_cast<long long>(*round));
+    return id;
+}
+
+// The probe's target, e.g. its function, for the case id.
+std::string probe_target(const nlohmann::json& r) {
+    for (const char* key : {"function", "from"})
+        if (auto s = str(r, key); !s.empty())
+            return "-" + s;
+    return "";
+}
+
+void add_probe(const nlohmann::json& r, std::vector<TestCase>& out) {
+    std::string base = "probe-" + str(r, "probe") + probe_target(r) + "-" + phase_id(r);
+    auto supported = r.find("supported");
+    if (supported != r.end() && supported->is_boolean() && !supported->get<bool>()) {
+        out.push_back({base, "skip", std::nullopt, "", "unsupported: " + str(r, "reason")});
+        return;
+    }
+    if (auto err = str(r, "error"); !err.empty()) {
+        out.push_back({base, "fail", std::nullopt, "", err});
+        return;
+    }
+    bool any = false;
+    for (const char* key : {"count", "avg", "max", "threads", "processes", "mms", "ticks", "wakeups"})
+        if (auto v = num(r, key)) {
+            std::string units = str(r, "unit");
+            bool time = units == "ns" && (std::string(key) == "avg" || std::string(key) == "max");
+            out.push_back({base + "-" + key, "pass", v, time ? "ns" : "", ""});
+            any = true;
+        }
+    if (!any)
+        out.push_back({base, "pass", std::nullopt, "", ""});
+}
+
+} // namespace
+
+std::vector<TestCase> test_cases(const std::vector<nlohmann::json>& records) {
+    std::vector<TestCase> out;
+    int errors = 0, kernel_events = 0;
+    for (const auto& r : records) {
+        if (!r.is_object())
+            continue;
+        const std::string type = str(r, "type");
+        if (type == "phase") {
+            auto metrics = r.find("metrics");
+            if (metrics != r.end() && metrics->is_object())
+                for (const auto& [name, m] : metrics->items())
+                    if (m.is_object())
+                        out.push_back({slug(phase_id(r) + "-" + name), "pass", num(m, "value"), str(m, "unit"), ""});
+            if (auto exits = r.find("early_exits"); exits != r.end() && exits->is_array() && !exits->empty())
+                out.push_back({slug(phase_id(r) + "-tasks"), "fail", std::nullopt, "",
+                               std::to_string(exits->size()) + " load task(s) died during the phase"});
+        } else if (type == "probe") {
+            size_t before = out.size();
+            add_probe(r, out);
+            for (size_t i = before; i < out.size(); i++)
+                out[i].id = slug(out[i].id);
+        } else if (type == "error") {
+            out.push_back({"error-" + std::to_string(++errors), "fail", std::nullopt, "",
+                           str(r, "what") + ": " + str(r, "reason")});
+        } else if (type == "kernel") {
+            out.push_back({slug("kernel-" + str(r, "kind") + "-" + std::to_string(++kernel_events)), "fail",
+                           std::nullopt, "", str(r, "line")});
+        } else if (type == "end") {
+            std::string status = str(r, "status");
+            out.push_back({"run-complete", status == "ok" ? "pass" : "fail", std::nullopt, "",
+                           status == "ok" ? "" : "status " + status});
+        }
+    }
+    // Ids must be unique: a repeat (same phase twice in a round) gets a suffix.
+    std::set<std::string> seen;
+    for (auto& c : out) {
+        std::string id = c.id;
+        for (int n = 2; !seen.insert(id).second; n++)
+            id = c.id + "-" + std::to_string(n);
+        c.id = id;
+    }
+    return out;
+}
+
+static std::string format_measurement(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    return buf;
+}
+
+std::string ktap(const std::vector<TestCase>& cases) {
+    std::string out = "KTAP version 1\n1.." + std::to_string(cases.size()) + "\n";
+    for (size_t i = 0; i < cases.size(); i++) {
+        const auto& c = cases[i];
+        out += (c.result == "fail" ? "not ok " : "ok ") + std::to_string(i + 1) + " " + c.id;
+        if (c.result == "skip")
+            out += " # SKIP " + one_line(c.reason);
+        else if (c.result == "fail")
+            out += " # " + one_line(c.reason);
+        else if (c.measurement)
+            out += " # " + format_measurement(*c.measurement) + (c.units.empty() ? "" : " " + one_line(c.units));
+        out += "\n";
+    }
+    return out;
+}
+
+std::string lava_lines(const std::vector<TestCase>& cases) {
+    std::string out = std::string(kLavaStart) + "\n";
+    for (const auto& c : cases) {
+        out += "initbench-case: " + c.id + " result=" + c.result;
+        if (c.measurement)
+            out += " measurement=" + format_measurement(*c.measurement);
+        if (!c.units.empty())
+            out += " units=" + slug(c.units);
+        out += "\n";
+    }
+    return out + kLavaEnd + "\n";
+}
+
+} // namespace initbench

@@ -1,0 +1,43 @@
+// `initbench bisect-step` for `git bisect run`: build, boot R times, decide good/bad/skip
+// from one metric against a baseline results file or a threshold.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <span>
+#include <string>
+
+namespace initbench {
+
+// The exit codes `git bisect run` understands: 0 good, 1 bad, 125 skip, >= 128 abort.
+enum BisectExit : int {
+    kBisectGood = 0,
+    kBisectBad = 1,
+    kBisectSkip = 125,        // build or boot failed, no result, or too noisy to decide
+    kBisectAbort = 128,       // bisect-step's own error: bad command line or baseline
+    kBisectInterrupted = 130, // SIGINT/SIGTERM/SIGHUP while building or booting
+};
+
+struct StepDecision {
+    int exit_code = kBisectSkip;
+    std::string why; // one line: the figures and the rule that decided
+};
+
+// Bad when the step's mean moved from the baseline's by `bad_pct` percent or more in that
+// direction (e.g. -15: a fall of 15 % or more is bad). Good when the confidence interval of
+// the change lies wholly on the good side of it, bad when wholly on the bad side, skip
+// otherwise. With one sample a side only a deterministic clock decides (by the point
+// estimate); the wall clock skips.
+StepDecision decide_against_baseline(std::span<const double> base, std::span<const double> step,
+                                     double bad_pct, double confidence, bool deterministic);
+
+// Bad when the step's mean lies beyond `threshold` on the `bad_sign` side (-1: below is bad,
+// +1: above is bad), by its confidence interval as above.
+StepDecision decide_against_threshold(std::span<const double> step, double threshold, int bad_sign,
+                                      double confidence, bool deterministic);
+
+// Registers `bisect-step`. It runs as a callback during parsing and reports a nonzero exit
+// code by throwing CLI::RuntimeError(code); it parses its own arguments so that even a bad
+// command line exits >= 128 (2 would tell git bisect "bad").
+void add_bisect_command(CLI::App& app);
+
+} // namespace initbench

@@ -1,0 +1,173 @@
+// `initbench compare`: reads results documents, pools the files of each side, finds every
+// metric and histogram by the records' own structure, tests the changes against the first
+// side and prints them (terminal, text, Markdown, JSON, CSV). `--fail-on` gives CI an exit
+// code.
+#pragma once
+
+#include "host/stats.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace initbench {
+
+// Exit codes of `initbench compare` (also in its --help and docs/compare.md).
+enum CompareExit : int {
+    kCompareOk = 0,      // compared; no --fail-on rule fired
+    kCompareFailed = 1,  // a --fail-on rule fired
+    kCompareUsage = 2,   // bad command line, or a rule that matches no metric
+    kCompareRefused = 3, // unreadable, incomplete or incomparable results
+};
+
+// One results document, read and checked.
+struct RunFile {
+    std::string path;
+    std::string run_id;
+    std::string verdict;      // "ok" or "errors"; anything worse is refused when read
+    std::string clock;        // "wall", "icount", or "unknown" (a log parsed elsewhere)
+    std::string clock_detail; // QEMU's -icount option, "" otherwise
+    std::string kernel_release, build_id, cmdline, kernel_sha256, image_sha256;
+    nlohmann::json experiment = nlohmann::json::object(); // what must match to compare
+    size_t kernel_events = 0;             // WARN/oops/BUG records
+    std::vector<nlohmann::json> records;  // the measurement records, in order
+};
+
+// The text of a results document (never throws: the fuzz target's entry point).
+Result<RunFile> parse_results(std::string_view text, const std::string& path);
+Result<RunFile> read_results(const std::string& path);
+
+struct Side {
+    std::string label;
+    std::vector<RunFile> runs; // pooled: every round of every run is one sample
+};
+
+enum class Method { welch, lkp, threshold };
+enum class Better { unknown, higher, lower };
+
+struct CompareOptions {
+    Method method = Method::welch;
+    double confidence = 0.95;
+    double min_effect_pct = 5; // changes smaller than this are never significant
+    bool force = false;        // compare different experiments (never different clocks)
+};
+
+// A metric's samples on one side, as found in the records.
+struct Series {
+    std::string id;    // "fork/ops_per_s", "fork/funclat:kernel_clone/avg"
+    std::string group; // "fork", "fork/funclat:kernel_clone", "tcp[clients=64]"
+    std::string name;  // "ops_per_s", "avg"
+    std::string unit;
+    stats::Agg agg = stats::Agg::amean;
+    Better better = Better::unknown;
+    std::vector<double> samples;
+};
+
+// A histogram pooled over a side's records: labels and counts of the same buckets.
+struct HistSeries {
+    std::string id, group, name, unit;
+    std::string shape; // buckets' identity; pooled only when equal
+    std::vector<std::string> labels;
+    std::vector<double> counts;
+    bool shape_conflict = false;
+};
+
+struct Extracted {
+    std::vector<Series> metrics;
+    std::vector<HistSeries> histograms;
+};
+
+// Every metric and histogram in the runs' records, keyed by the records' structure.
+Extracted extract(const std::vector<RunFile>& runs);
+
+struct SideStats {
+    std::vector<double> samples;
+    std::optional<stats::Summary> summary;
+    std::string error; // why there is no summary (missing on this side, NaN, ...)
+};
+
+enum class ChangeKind { none, better, worse, changed, not_tested };
+
+struct Change {
+    std::optional<double> pct;
+    std::optional<double> p; // Welch's p when it could be computed
+    bool significant = false;
+    ChangeKind kind = ChangeKind::none;
+    std::string note; // why untested
+};
+
+struct MetricRow {
+    std::string id, group, name, unit;
+    stats::Agg agg = stats::Agg::amean;
+    Better better = Better::unknown;
+    std::vector<SideStats> sides;
+    std::vector<Change> changes; // changes[i]: sides[i + 1] against sides[0]
+};
+
+struct HistChange {
+    std::optional<stats::Homogeneity> test;
+    bool significant = false;
+    std::string note;
+};
+
+struct HistRow {
+    std::string id, group, name, unit;
+    std::vector<std::string> labels;
+    std::vector<std::vector<double>> counts; // per side, empty where the side lacks it
+    std::vector<HistChange> changes;
+};
+
+struct SideInfo {
+    std::string label;
+    std::vector<std::string> files, run_ids;
+    std::string kernel_release, build_id;
+};
+
+struct Report {
+    CompareOptions options;
+    std::string clock, clock_detail;
+    std::vector<SideInfo> sides;
+    std::vector<std::string> warnings;
+    std::vector<MetricRow> metrics;
+    std::vector<HistRow> histograms;
+};
+
+// Refuses (as an Error) sides that cannot be compared: mixed clocks, different experiments
+// (unless options.force), an empty side.
+Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOptions& options);
+
+// Decides one metric's change between two sample sets by the chosen method.
+Change judge_change(std::span<const double> base, std::span<const double> next, double base_mean,
+                    double next_mean, Better better, const CompareOptions& options);
+
+enum class Format { terminal, text, markdown, json, csv };
+struct RenderOptions {
+    Format format = Format::text;
+    bool details = false; // min, max, samples and p-values too
+};
+std::string render(const Report& report, const RenderOptions& options);
+nlohmann::json report_json(const Report& report);
+
+// `--fail-on METRIC:+5%`: fail when a metric whose id or name matches the glob METRIC rose
+// (+), fell (-) or moved either way (no sign) by at least that much, significantly.
+struct FailRule {
+    std::string text, pattern;
+    double pct = 0;
+    int sign = 0; // +1 rise, -1 fall, 0 either
+};
+Result<FailRule> parse_fail_rule(std::string_view text);
+bool metric_matches(const std::string& pattern, const std::string& id, const std::string& name);
+
+struct RuleOutcome {
+    std::vector<std::string> fired;     // one line per (rule, metric, side)
+    std::vector<std::string> unmatched; // rules that matched no metric
+};
+RuleOutcome apply_fail_rules(const Report& report, const std::vector<FailRule>& rules);
+
+// Registers `compare`. It runs as a callback during parsing and reports a nonzero exit code
+// by throwing CLI::RuntimeError(code), as the CLI's other callback subcommands do.
+void add_compare_command(CLI::App& app);
+
+} // namespace initbench

@@ -1,0 +1,71 @@
+// Statistics for comparing kernels: means by a metric's aggregation kind, spread, Welch's
+// t-test, LKP's separated-ranges rule, and a test of two histograms. Pure functions on
+// samples; they refuse NaN, infinities and values the aggregation cannot take.
+#pragma once
+
+#include "init/sys.h" // Result<T>, Error: errors as values (header-only, no PID-1 code)
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace initbench::stats {
+
+// How a metric's samples combine: rates by the harmonic mean (stress-ng, mmtests' Hmean).
+enum class Agg { amean, hmean, gmean };
+
+// "hmean", "gmean"; anything else ("mean", "avg", "sum", unknown) is the arithmetic mean.
+Agg parse_agg(std::string_view text);
+std::string_view agg_label(Agg agg); // "Amean", "Hmean", "Gmean" as mmtests prints them
+
+struct Summary {
+    size_t n = 0;
+    double mean = 0;   // by the aggregation kind
+    double amean = 0;  // arithmetic, what the tests compare
+    double stddev = 0; // sample standard deviation (n - 1), 0 for one sample
+    std::optional<double> cov; // stddev / |amean|, none when amean is 0
+    double min = 0, max = 0;
+};
+
+// Refuses an empty set, NaN and infinities, and values <= 0 for the harmonic and
+// geometric means (a rate of 0 has no harmonic mean worth printing).
+Result<Summary> summarize(std::span<const double> xs, Agg agg);
+
+// (b - a) / |a| in percent; none when a is 0.
+std::optional<double> percent_change(double a, double b);
+
+// Welch's unequal-variance t-test of mean(b) - mean(a), two-sided, with the confidence
+// interval of that difference. Needs two samples a side. Zero variance on both sides is
+// decided exactly: equal means are p = 1, different means p = 0 (deterministic clocks).
+struct Welch {
+    double diff = 0; // mean(b) - mean(a)
+    double t = 0, df = 0, p = 1;
+    double ci_lo = 0, ci_hi = 0;
+};
+Result<Welch> welch(std::span<const double> a, std::span<const double> b, double confidence);
+
+// The mean of one sample with its two-sided confidence interval (Student's t). One value
+// gives a zero-width interval: only meaningful where the clock is deterministic.
+struct MeanInterval {
+    double mean = 0, lo = 0, hi = 0;
+    size_t n = 0;
+};
+Result<MeanInterval> mean_interval(std::span<const double> xs, double confidence);
+
+// LKP's rule (0-day robot): at least `min_n` samples a side and ranges that do not overlap.
+bool lkp_separated(std::span<const double> a, std::span<const double> b, size_t min_n = 3);
+
+// Two histograms over the same buckets: Pearson's chi-square test of homogeneity (buckets
+// merged left to right until every expected count is >= 5) and the Kolmogorov-Smirnov
+// distance of the two empirical distributions.
+struct Homogeneity {
+    double chi2 = 0;
+    unsigned df = 0;
+    double p = 1;
+    double ks_d = 0; // max |CDF_a - CDF_b| over bucket edges, 0..1
+};
+Result<Homogeneity> compare_histograms(std::span<const double> a, std::span<const double> b);
+
+} // namespace initbench::stats

@@ -1,0 +1,24 @@
+// Commands and kernel modules under counters, like `perf stat -r N CMD`: a command
+// (initbench.cmd) is run N times (initbench.repeat), each run counted on its own from its
+// exec to its exit; a module (initbench.module) is loaded with its parameters through
+// finit_module and unloaded again on every repeat, the load counted. One "command" record
+// each, with every run's values, the mean, the sample stddev and perf's ± (standard error of
+// the mean relative to the mean).
+#pragma once
+
+#include "common/config.h"
+#include "init/console.h"
+#include "init/experiment.h"
+#include "init/kmsg.h"
+
+namespace initbench {
+
+// True when the configuration names a command or a module: the run measures those and
+// runs no phases.
+bool command_mode(const Config& config);
+
+// Returns false when a command or module could not be run at all (an error record says why).
+bool run_commands(const Config& config, Console& console, KmsgWatcher& kmsg,
+                  ExperimentTimes& times);
+
+} // namespace initbench

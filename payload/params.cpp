@@ -1,0 +1,51 @@
+// From the configuration to a phase's LoadParams: the framework does this once per phase,
+// so that a load's worker only reads plain numbers.
+#include "common/config.h"
+#include "payload/load.h"
+
+#include <charconv>
+
+namespace initbench {
+
+std::vector<unsigned> sweep_values(const LoadSpec& spec, const Config& config) {
+    if (spec.sweep.empty())
+        return {0};
+    std::vector<unsigned> out;
+    for (const auto& item : config.list(spec.sweep)) {
+        unsigned v = 0;
+        // The key's own check refused anything but a count.
+        if (std::from_chars(item.data(), item.data() + item.size(), v).ec == std::errc() && v)
+            out.push_back(v);
+    }
+    return out;
+}
+
+LoadParams resolve_params(const LoadSpec& spec, const Config& config, unsigned sweep_value) {
+    LoadParams p;
+    const uint64_t workers = config.uint("workers");
+    p.workers = sweep_value ? sweep_value
+                : workers   ? static_cast<unsigned>(workers)
+                            : spec.default_workers();
+    if (spec.configure)
+        spec.configure(config, p);
+    return p;
+}
+
+nlohmann::json params_json(const LoadParams& p) {
+    nlohmann::json j{{"workers", p.workers}};
+    if (p.threads)
+        j["threads"] = p.threads;
+    if (p.fds)
+        j["fds"] = p.fds;
+    if (p.msg_size)
+        j["msg_size"] = p.msg_size;
+    if (p.fds)
+        j["mode"] = p.sockets ? "socket" : "pipe";
+    if (p.sleepers)
+        j["sleepers"] = p.sleepers;
+    if (p.interval_s > 0)
+        j["interval_s"] = p.interval_s;
+    return j;
+}
+
+} // namespace initbench

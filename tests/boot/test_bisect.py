@@ -1,0 +1,216 @@
+"""Boot tests of `initbench compare` and `initbench bisect-step` under QEMU's
+instruction-counting clock, run as users run them.
+
+The experiment is a fork load with `nokaslr norandmaps`: with the address-space layout fixed,
+the icount clock gives the same fork rate on every boot of a kernel (DESIGN.md, README), so one
+boot per bisect step decides. The slowdown is real and kernel-side: `slub_debug=FZPU`."""
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+import bootlib
+
+# A fixed layout makes icount figures repeat across boots, not only across rounds.
+STEADY = ["nokaslr", "norandmaps"]
+FORK = ["initbench.phases=fork", "initbench.duration=1"]
+
+
+def initbench(*args, cwd=None, timeout=120):
+    return subprocess.run([bootlib.INITBENCH, *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=timeout)
+
+
+def compare_json(*args):
+    p = initbench("compare", "--format", "json", *args)
+    return p, (json.loads(p.stdout) if p.stdout.strip() else {})
+
+
+class CompareSameKernel(unittest.TestCase):
+    """Two runs of the same kernel, 5 rounds each, are not flagged at default settings."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-aa-")
+        cls.files = []
+        for name in ("a", "b"):
+            r = bootlib.run(*STEADY, "initbench.duration=1", "initbench.rounds=5",
+                            extra_args=("--clock", "icount"), workdir=cls.tmp.name)
+            path = Path(cls.tmp.name) / f"{name}.json"
+            path.write_text(json.dumps(r.doc))
+            cls.files.append((r, str(path)))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_runs_complete_on_the_icount_clock(self):
+        for r, _ in self.files:
+            self.assertEqual(r.code, 0, r.stdout + r.stderr)
+            self.assertEqual(r.doc["host"]["clock"], "icount")
+            self.assertIn("-icount", r.doc["host"]["qemu_argv"])
+
+    def test_nothing_flagged(self):
+        (_, a), (_, b) = self.files
+        p, report = compare_json("--fail-on", "*:5%", a, b)  # options before the sides too
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertGreater(len(report["metrics"]), 3, "phase and probe metrics were found")
+        ops = next(m for m in report["metrics"] if m["id"] == "fork/ops_per_s")
+        self.assertEqual(ops["sides"][0]["n"], 5)
+        self.assertEqual(ops["sides"][1]["n"], 5)
+        flagged = [m["id"] for m in report["metrics"]
+                   if any(s.get("change", {}).get("significant") for s in m["sides"])]
+        self.assertEqual(flagged, [])
+        # Same kernel, image and parameters under two labels: the user is told.
+        self.assertTrue(any("same kernel build" in w for w in report["warnings"]))
+
+    def test_same_file_twice_is_a_reused_run(self):
+        (_, a), _ = self.files
+        p, report = compare_json(a, a)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(any("same run id" in w for w in report["warnings"]))
+
+    def test_refuses_mixing_with_wall_clock_results(self):
+        (r, a), _ = self.files
+        wall = dict(r.doc, host=dict(r.doc["host"], clock="wall"))
+        path = Path(self.tmp.name) / "wall.json"
+        path.write_text(json.dumps(wall))
+        p = initbench("compare", a, str(path), "--force")
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertIn("different clocks", p.stderr)
+
+
+def git(repo, *args):
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+class BisectIcount(unittest.TestCase):
+    """`git bisect run initbench bisect-step` names the commit that slows fork and exit."""
+
+    BAD_COMMIT = 6  # of 8: this one adds slub_debug=FZPU to the kernel parameters
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-bisect-")
+        repo = cls.repo = Path(cls.tmp.name) / "repo"
+        repo.mkdir()
+        git(repo, "init", "-q")
+        git(repo, "config", "user.email", "test@example.invalid")
+        git(repo, "config", "user.name", "initbench test")
+        # The "build" leaves the kernel image and its parameters in out/, as a kernel build
+        # leaves arch/x86/boot/bzImage: the kernel binary stays Debian's.
+        (repo / "build.sh").write_text(
+            "#!/bin/sh\nset -e\nmkdir -p out\ncp kernel.params out/params\n"
+            "ln -sf \"$(cat kernel.path)\" out/bzImage\n")
+        (repo / "build.sh").chmod(0o755)
+        (repo / "kernel.path").write_text(bootlib.kernel() + "\n")
+        (repo / ".gitignore").write_text("out/\n")
+        params = " ".join(STEADY + FORK + ["initbench.rounds=2"])
+        cls.commits = []
+        for n in range(1, 9):
+            if n == cls.BAD_COMMIT:
+                params += " slub_debug=FZPU"
+            (repo / "kernel.params").write_text(params + "\n")
+            (repo / "CHANGES").write_text(f"change {n}\n")
+            git(repo, "add", "-A")
+            git(repo, "commit", "-q", "-m", f"change {n}")
+            cls.commits.append(git(repo, "rev-parse", "HEAD"))
+
+        # The baseline: the good commit, built and booted once.
+        git(repo, "checkout", "-q", cls.commits[0])
+        subprocess.run(["./build.sh"], cwd=repo, check=True)
+        cls.baseline = Path(cls.tmp.name) / "baseline.json"
+        base = initbench("run", "--kernel", "out/bzImage", "--image", bootlib.IMAGE,
+                         "--clock", "icount", "--quiet", "--out", str(cls.baseline), "--",
+                         *(repo / "out/params").read_text().split(), cwd=repo, timeout=600)
+        assert base.returncode == 0, base.stdout + base.stderr
+        git(repo, "checkout", "-q", cls.commits[-1])
+
+        cls.saved = Path(cls.tmp.name) / "steps"
+        git(repo, "bisect", "start", cls.commits[-1], cls.commits[0])
+        cls.bisect = subprocess.run(
+            ["git", "bisect", "run", bootlib.INITBENCH, "bisect-step",
+             "--kernel", "out/bzImage", "--image", bootlib.IMAGE, "--params-file", "out/params",
+             "--metric", "fork/ops_per_s", "--baseline", str(cls.baseline),
+             "--max-change", "-15%", "--save-dir", str(cls.saved), "--", "./build.sh"],
+            cwd=repo, capture_output=True, text=True, timeout=1800)
+        cls.log = git(repo, "bisect", "log")
+        git(repo, "bisect", "reset")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_names_the_commit_that_added_slub_debug(self):
+        out = self.bisect.stdout + self.bisect.stderr
+        self.assertEqual(self.bisect.returncode, 0, out)
+        bad = self.commits[self.BAD_COMMIT - 1]
+        self.assertIn(f"{bad} is the first bad commit", out)
+
+    def test_every_step_decided_on_one_boot(self):
+        out = self.bisect.stdout
+        steps = [line for line in out.splitlines() if line.startswith("bisect-step: fork/")]
+        self.assertGreaterEqual(len(steps), 2, out)
+        self.assertNotIn("skip", self.log)
+        self.assertTrue(all("[icount]" in s for s in steps), steps)
+        self.assertEqual(len(list(self.saved.glob("*.json"))), len(steps))
+
+    def test_compare_flags_the_slow_kernel(self):
+        slow = [p for p in self.saved.glob("*.json")
+                if "slub_debug=FZPU" in json.loads(p.read_text())["records"][0]["kernel"]["cmdline"]]
+        self.assertTrue(slow, "a step booted the slow kernel")
+        p = initbench("compare", "--format", "text", str(self.baseline), str(slow[0]),
+                      "--method", "threshold", "--fail-on", "fork/ops_per_s:-15%")
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"Hmean +ops_per_s +[\d.]+ +\( +0\.00%\) +[\d.]+ +\* +-\d+\.\d\d%\*")
+        self.assertIn("FAIL fork/ops_per_s:-15%", p.stderr)
+
+
+class BisectStepExitCodes(unittest.TestCase):
+    """A broken build is a skip (125), never bad (1); bisect-step's own errors abort (>= 128).
+    No kernel is booted here."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="initbench-step-")
+        self.addCleanup(self.tmp.cleanup)
+
+    def step(self, *args):
+        return initbench("bisect-step", "--kernel", str(Path(self.tmp.name) / "bzImage"),
+                         "--image", bootlib.IMAGE, *args, cwd=self.tmp.name)
+
+    def test_failing_build_is_a_skip(self):
+        p = self.step("--metric", "fork/ops_per_s", "--threshold", "<10", "--", "false")
+        self.assertEqual(p.returncode, 125, p.stdout + p.stderr)
+        self.assertIn("the build exited with 1", p.stdout)
+
+    def test_missing_build_tool_and_missing_kernel_are_skips(self):
+        p = self.step("--metric", "x", "--threshold", "<10", "--", "./no-such-build-script")
+        self.assertEqual(p.returncode, 125, p.stdout + p.stderr)
+        p = self.step("--metric", "x", "--threshold", "<10", "--", "true")
+        self.assertEqual(p.returncode, 125, p.stdout + p.stderr)
+        self.assertIn("no kernel", p.stdout)
+
+    def test_build_runs_as_argv_not_through_a_shell(self):
+        marker = Path(self.tmp.name) / "ran"
+        p = self.step("--metric", "x", "--threshold", "<10", "--",
+                      "touch", f"{marker}; false")
+        self.assertEqual(p.returncode, 125, p.stdout + p.stderr)  # built, but no kernel
+        self.assertTrue(Path(f"{marker}; false").exists(), "one argument, one file name")
+        self.assertFalse(marker.exists())
+
+    def test_own_errors_abort(self):
+        self.assertEqual(initbench("bisect-step").returncode, 128)
+        self.assertEqual(self.step("--metric", "x", "--bogus").returncode, 128)
+        p = self.step("--metric", "x", "--", "true")  # neither baseline nor threshold
+        self.assertEqual(p.returncode, 128, p.stdout + p.stderr)
+        p = self.step("--metric", "x", "--baseline", "/no/such.json", "--", "true")
+        self.assertEqual(p.returncode, 128, p.stdout + p.stderr)
+        p = self.step("--metric", "x", "--threshold", "<1", "--clock", "icount", "--cpus", "2")
+        self.assertEqual(p.returncode, 128, p.stdout + p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

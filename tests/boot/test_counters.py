@@ -1,0 +1,220 @@
+"""Boot tests of perf counters, commands and modules under counters, and payloads.
+
+Debian's 6.1 kernel under QEMU TCG. What is checked is what a user reads in the results:
+counts that are real (or "not supported" with an errno, never a 0), per-run values and
+their statistics, and a module built here, packed into the image and loaded with its
+parameters on every repeat."""
+import math
+import re
+import statistics
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+import bootlib
+
+MODULE_BUILD = bootlib.SOURCE / "tests/module/build.sh"
+
+
+def run_image(image, *params, extra_args=()):
+    """bootlib.run with another image (a packed one)."""
+    saved = bootlib.IMAGE
+    bootlib.IMAGE = str(image)
+    try:
+        return bootlib.run(*params, extra_args=extra_args)
+    finally:
+        bootlib.IMAGE = saved
+
+
+def check_counter_entry(test, c):
+    """A counter is either counted (a number) or says why not: never a silent 0."""
+    if c["supported"]:
+        if c.get("counted", True) and "values" not in c:
+            test.assertIsInstance(c["value"], int, c)
+            test.assertGreater(c["running_pct"], 0, c)
+            test.assertLessEqual(c["running_pct"], 100.0001, c)
+        elif not c.get("counted", True):
+            test.assertIn("not counted", c["reason"])
+    else:
+        test.assertGreater(c["errno"], 0, c)
+        test.assertIn("not supported", c["reason"])
+        test.assertNotIn("value", c)
+        test.assertNotIn("mean", c)
+
+
+def by_event(counters):
+    return {c["event"]: c for c in counters}
+
+
+class LoadCounters(unittest.TestCase):
+    """perf stat's default set (and more) per phase, inherited by the load's tasks."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.r = bootlib.run("initbench.duration=1", "initbench.perf=default,minor-faults,cs:u,r00c0")
+
+    def test_run_ok(self):
+        self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr)
+
+    def test_a_perf_record_per_phase(self):
+        perf = [p for p in self.r.records("probe") if p["probe"] == "perf"]
+        self.assertEqual([p["phase"] for p in perf], ["none", "fork"])
+        for p in perf:
+            self.assertTrue(p["supported"])
+            self.assertEqual(p["scope"], "task")
+            self.assertEqual(len(p["counters"]), 11)
+            for c in p["counters"]:
+                check_counter_entry(self, c)
+
+    def test_fork_load_is_counted(self):
+        fork = next(p for p in self.r.records("probe") if p["probe"] == "perf" and p["phase"] == "fork")
+        c = by_event(fork["counters"])
+        for name in ("task-clock", "context-switches", "page-faults", "minor-faults"):
+            self.assertGreater(c[name]["value"], 0, name)
+        # CPUs utilized is task-clock over the window's wall time, as perf stat prints it.
+        utilized = c["task-clock"]["derived"]
+        self.assertEqual(utilized["unit"], "CPUs utilized")
+        self.assertAlmostEqual(utilized["value"], c["task-clock"]["value"] / (fork["elapsed_s"] * 1e9), places=6)
+        self.assertEqual(c["page-faults"]["derived"]["unit"], "/sec")
+        # The forked children's faults are in it: far more than init's own in the quiet phase.
+        none = by_event(next(p for p in self.r.records("probe")
+                             if p["probe"] == "perf" and p["phase"] == "none")["counters"])
+        self.assertGreater(c["page-faults"]["value"], 3 * max(1, none["page-faults"]["value"]))
+
+    def test_hardware_counters_count_or_say_why(self):
+        fork = next(p for p in self.r.records("probe") if p["probe"] == "perf" and p["phase"] == "fork")
+        c = by_event(fork["counters"])
+        for name in ("cycles", "instructions", "branches", "branch-misses", "r00c0"):
+            if c[name]["supported"]:
+                self.assertGreater(c[name]["value"], 0, name)
+            else:
+                self.assertRegex(c[name]["reason"], r"errno \d+")
+
+
+class CommandRepeat(unittest.TestCase):
+    """A BusyBox command run 20 times under the counters, each run counted on its own."""
+
+    RUNS = 20
+
+    @classmethod
+    def setUpClass(cls):
+        # icount: guest time is instructions, so that the host's load (other boots, builds)
+        # does not land in task-clock; the spread left is the guest's own.
+        cls.r = bootlib.run('initbench.cmd="busybox find /sys/kernel -maxdepth 2"',
+                            f"initbench.repeat={cls.RUNS}", "initbench.pin=0",
+                            extra_args=["--clock", "icount"])
+
+    def setUp(self):
+        self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr + self.r.log[-3000:])
+        self.cmd = self.r.one("command")
+
+    def test_runs(self):
+        self.assertEqual(self.cmd["kind"], "exec")
+        self.assertEqual(self.cmd["argv"], ["busybox", "find", "/sys/kernel", "-maxdepth", "2"])
+        self.assertEqual(self.cmd["path"], "/bin/busybox")
+        self.assertEqual(self.cmd["pin"], [0])
+        self.assertEqual(len(self.cmd["runs"]), self.RUNS)
+        self.assertTrue(all(r["exit"] == 0 for r in self.cmd["runs"]))
+        self.assertIn("/sys/kernel/", self.cmd["output"])
+        self.assertEqual(self.r.records("phase"), [], "command mode runs no phases")
+
+    def test_statistics_as_perf_stat_r(self):
+        c = by_event(self.cmd["counters"])
+        for name in ("task-clock", "page-faults", "context-switches"):
+            values = c[name]["values"]
+            self.assertEqual(len(values), self.RUNS, name)
+            self.assertTrue(all(isinstance(v, int) for v in values), name)
+            mean, sd = statistics.mean(values), statistics.stdev(values)
+            self.assertAlmostEqual(c[name]["mean"], mean, delta=1e-9 * max(1, mean))
+            self.assertAlmostEqual(c[name]["stddev"], sd, delta=1e-9 * max(1, sd))
+            if mean:
+                self.assertAlmostEqual(c[name]["rel_stderr_pct"], 100 * sd / math.sqrt(self.RUNS) / mean, places=6)
+        # Each run counted on its own: the same command gives similar counts every time.
+        tc, pf = c["task-clock"]["values"], c["page-faults"]["values"]
+        self.assertTrue(all(v > 0 for v in tc + pf))
+        self.assertLess(statistics.stdev(tc) / statistics.mean(tc), 0.25, tc)
+        self.assertLess(statistics.stdev(pf) / statistics.mean(pf), 0.1, pf)
+        for entry in self.cmd["counters"]:
+            check_counter_entry(self, entry)
+
+    def test_elapsed_and_cpu_time_agree(self):
+        elapsed = self.cmd["elapsed_s"]
+        self.assertEqual(len(elapsed["values"]), self.RUNS)
+        task_clock_s = by_event(self.cmd["counters"])["task-clock"]["mean"] / 1e9
+        # One CPU: the command cannot run longer than the wall time of its runs.
+        self.assertLessEqual(task_clock_s, elapsed["mean"] * 1.05)
+        self.assertGreater(task_clock_s, elapsed["mean"] * 0.2)
+
+
+class ModulePayload(unittest.TestCase):
+    """The test module, built here against Debian's headers, packed with an experiment file,
+    loaded with its parameters and unloaded on each of 10 repeats, counted on every CPU."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-module-")
+        tmp = Path(cls.tmp.name)
+        release = re.search(r"vmlinuz-(.+)$", bootlib.kernel()).group(1)
+        ko = subprocess.run([str(MODULE_BUILD), str(tmp / "build")], check=True,
+                            capture_output=True, text=True).stdout.strip()
+        vermagic = re.search(rb"vermagic=(\S+)", Path(ko).read_bytes()).group(1).decode()
+        if vermagic != release:
+            raise unittest.SkipTest(f"module built for {vermagic}, kernel under test is {release}")
+        (tmp / "experiment.conf").write_text(
+            "# page_frag-style: the module's work on a kthread bound to CPU 1\n"
+            "module = /payload/modules/initbench_test.ko\n"
+            "module.params = iterations=3000 cpu=1 label=hello\n"
+            "repeat = 3\n"
+            "perf = default\n"
+            "perf.scope = system\n")
+        packed = tmp / "packed.cpio.gz"
+        p = subprocess.run([bootlib.INITBENCH, "pack", "--image", bootlib.IMAGE,
+                            "--add", f"{ko}:/payload/modules/initbench_test.ko",
+                            "--config", str(tmp / "experiment.conf"), "-o", str(packed)],
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        cls.r = run_image(packed, "initbench.repeat=10", extra_args=["--cpus", "2"])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def setUp(self):
+        self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr + self.r.log[-3000:])
+        self.cmd = self.r.one("command")
+
+    def test_experiment_file_between_profile_and_cmdline(self):
+        config = self.r.one("header")["config"]
+        self.assertEqual(config["sources"]["module"], "profile:payload")
+        self.assertEqual(config["sources"]["repeat"], "cmdline")
+        self.assertEqual(config["values"]["repeat"], 10)
+        self.assertEqual(config["profiles"], ["default", "payload"])
+
+    def test_loaded_with_parameters_and_unloaded_every_time(self):
+        self.assertEqual(self.cmd["kind"], "module")
+        self.assertEqual(self.cmd["module_name"], "initbench_test")
+        self.assertEqual(len(self.cmd["runs"]), 10)
+        for run in self.cmd["runs"]:
+            self.assertTrue(run["loaded"], run)
+            self.assertTrue(run["unloaded"], run)
+        params = self.cmd["params_read"]
+        self.assertEqual(params["iterations"], "3000")
+        self.assertEqual(params["cpu"], "1")
+        self.assertEqual(params["label"], "hello")
+        self.assertEqual(params["pages_done"], "3000")
+
+    def test_counted_system_wide_per_cpu(self):
+        self.assertEqual(self.cmd["scope"], "system")
+        c = by_event(self.cmd["counters"])
+        tc = c["task-clock"]
+        self.assertEqual(len(tc["values"]), 10)
+        self.assertTrue(all(v > 0 for v in tc["values"]))
+        self.assertEqual(len(tc["per_cpu_mean"]), 2)
+        self.assertIn("stddev", tc)
+        for entry in self.cmd["counters"]:
+            check_counter_entry(self, entry)
+
+
+if __name__ == "__main__":
+    unittest.main()

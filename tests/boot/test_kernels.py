@@ -1,0 +1,63 @@
+"""The kernel matrix: the same images boot Debian's generic, cloud and PREEMPT_RT x86_64
+kernels and its arm64 kernel, and run the default profile with the probes. README's table
+of tested kernels comes from these."""
+import re
+import subprocess
+import unittest
+from pathlib import Path
+
+import bootlib
+
+PROBES = ["initbench.duration=1", "initbench.wakeups=1", "initbench.schedstat=1"]
+
+
+class KernelMatrix(unittest.TestCase):
+    def boot(self, flavour, arch="x86_64"):
+        path = bootlib.fetch_kernel(flavour)
+        r = bootlib.run(*PROBES, kernel_path=path, arch=arch)
+        self.assertEqual(r.code, 0, f"{flavour}: {r.stdout}{r.stderr}")
+        header = r.one("header")
+        self.assertEqual(header["kernel"]["release"], re.search(r"vmlinuz-(.+)$", path).group(1))
+        self.assertEqual(header["arch"], arch)
+        self.assertEqual([p["phase"] for p in r.records("phase")], ["none", "fork"])
+        fork = [p for p in r.records("probe") if p["phase"] == "fork"]
+        funclat = [p for p in fork if p["probe"] == "funclat"][0]
+        self.assertTrue(funclat["supported"], funclat.get("reason"))
+        self.assertGreater(funclat["count"], 0)
+        wakeups = [p for p in fork if p["probe"] == "wakeups"][0]
+        self.assertGreater(wakeups["threads"], 0)
+        self.check_kconfig_predicts(path, funclat)
+        return r, funclat
+
+    def check_kconfig_predicts(self, vmlinuz, funclat):
+        """`initbench kconfig check` on the package's own config foretells the attach method."""
+        config = next(Path(vmlinuz).parent.glob("config-*"))
+        out = subprocess.run([bootlib.INITBENCH, "kconfig", "check", str(config)],
+                             capture_output=True, text=True).stdout
+        fentry = re.search(r"^funclat-fentry\s+(\w+)", out, re.M).group(1)
+        expected = "works" if funclat["mechanism"] == "fentry/fexit" else "degrades"
+        self.assertEqual(fentry, expected, out)
+
+    def test_generic_amd64(self):
+        _, funclat = self.boot("amd64")
+        self.assertEqual(funclat["mechanism"], "fentry/fexit")
+
+    def test_cloud_amd64(self):
+        _, funclat = self.boot("cloud-amd64")
+        self.assertEqual(funclat["mechanism"], "fentry/fexit")
+
+    def test_preempt_rt_amd64(self):
+        r, funclat = self.boot("rt-amd64")
+        self.assertIn("PREEMPT_RT", r.one("header")["kernel"]["version"])
+        self.assertEqual(funclat["mechanism"], "fentry/fexit")
+
+    def test_arm64_falls_back_to_kprobes(self):
+        r, funclat = self.boot("arm64", arch="aarch64")
+        # arm64 6.1 has no DYNAMIC_FTRACE_WITH_DIRECT_CALLS: fentry fails with -524.
+        self.assertEqual(funclat["mechanism"], "kprobe/kretprobe")
+        self.assertIn("524", funclat["fallback_reason"])
+        self.assertEqual(r.one("header")["consoles"], ["ttyAMA0"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,218 @@
+"""Boot tests of the loads: Debian's 6.1 kernel under QEMU TCG with the initbench image.
+
+Each class is one boot; its tests check what came out of it. Rates are only checked to be
+nonzero: timing under TCG on a shared machine is far too noisy for more."""
+import tempfile
+import unittest
+
+import bootlib
+from test_boot import assert_clean_end
+
+LOADS = ["cpu", "fork", "thread", "pipe", "tcp", "sleep"]
+
+
+def load_phases(r):
+    return [p for p in r.records("phase") if "load" in p]
+
+
+class BootTest(unittest.TestCase):
+    """Boots once for the class with PARAMS and ARGS; keeps the console log on failure."""
+    PARAMS = ()
+    ARGS = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-loads-")
+        cls.r = bootlib.run(*cls.PARAMS, extra_args=cls.ARGS, timeout=600, workdir=cls.tmp.name)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def assert_nothing_left(self):
+        for p in self.r.records("phase"):
+            with self.subTest(phase=p["phase"], round=p["round"]):
+                self.assertEqual(p["tasks"]["leftover"], 0, "a task outlived its phase")
+                if "load" in p:
+                    self.assertEqual(p["tasks"]["running_after_stop"], 0)
+                    reaped = p["tasks"]["reaped"] + len(p.get("early_exits", []))
+                    self.assertGreaterEqual(reaped, p["load"]["params"]["workers"])
+
+
+class LoadPhases(BootTest):
+    """Every load, two rounds, sweeps for pipe and tcp: rates, samples, CPU time, summary."""
+    PARAMS = ("initbench.phases=none,cpu,fork,thread,pipe,tcp,sleep", "initbench.duration=1",
+              "initbench.rounds=2", "initbench.workers=2", "initbench.thread.threads=8",
+              "initbench.pipe.fds=4", "initbench.pipe.groups=1,2", "initbench.pipe.mode=socket",
+              "initbench.tcp.clients=1,4", "initbench.sleep.tasks=200",
+              "initbench.sleep.interval=0.02")
+    NAMES = ["none", "cpu", "fork", "thread", "pipe-1", "pipe-2", "tcp-1", "tcp-4", "sleep"]
+
+    def test_complete_without_errors(self):
+        self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr)
+        assert_clean_end(self, self.r)
+        self.assertEqual(self.r.records("error"), [])
+
+    def test_phases_in_order_with_sweeps(self):
+        phases = self.r.records("phase")
+        self.assertEqual([p["phase"] for p in phases], self.NAMES * 2)
+        self.assertEqual([p["round"] for p in phases], [0] * 9 + [1] * 9)
+        by_name = {p["phase"]: p for p in phases}
+        self.assertEqual(by_name["tcp-4"]["load"]["clients"], 4)
+        self.assertEqual(by_name["tcp-4"]["load"]["params"]["workers"], 4)
+        self.assertEqual(by_name["pipe-2"]["load"]["groups"], 2)
+        self.assertEqual(by_name["pipe-2"]["load"]["params"]["mode"], "socket")
+        self.assertEqual(sorted({p["load"]["name"] for p in load_phases(self.r)}), sorted(LOADS))
+
+    def test_every_load_counts_with_samples(self):
+        for p in load_phases(self.r):
+            with self.subTest(phase=p["phase"], round=p["round"]):
+                self.assertGreater(p["ops"], 0)
+                self.assertEqual(sum(p["ops_per_worker"]), p["ops"])
+                rate = p["metrics"]["ops_per_s"]
+                self.assertGreater(rate["value"], 0)
+                self.assertEqual(rate["agg"], "hmean")
+                self.assertTrue(rate["unit"].endswith("/s"))
+                samples = p["samples"]["ops_per_s"]
+                self.assertGreaterEqual(len(samples), 3)
+                self.assertGreater(sum(samples), 0)
+                self.assertEqual(len(p["samples"]["tasks"]), len(samples))
+                self.assertGreater(p["cpu"]["user_s"] + p["cpu"]["sys_s"], 0)
+                self.assertIn("cgroup", p["cpu"]["source"])
+                self.assertEqual(p["failures"], {"task_create": 0, "task_limit_hits": 0, "oom_kills": 0})
+                self.assertNotIn("early_exits", p)
+                if p["load"]["name"] in ("tcp", "pipe"):
+                    self.assertGreater(p["metrics"]["mb_per_s"]["value"], 0)
+
+    def test_tasks_created_and_alive(self):
+        for p in load_phases(self.r):
+            with self.subTest(phase=p["phase"], round=p["round"]):
+                name, params = p["load"]["name"], p["load"]["params"]
+                if name in ("fork", "thread"):  # one task per operation, give or take a batch
+                    batch = params["workers"] * params.get("threads", 1)
+                    self.assertGreaterEqual(p["tasks"]["created"], p["ops"] - batch)
+                if name == "sleep":
+                    self.assertEqual(p["tasks"]["peak_sampled"], 200 + params["workers"])
+                if name == "pipe":
+                    self.assertEqual(p["tasks"]["peak_sampled"], params["workers"] * (1 + 2 * 4))
+
+    def test_no_task_left_behind(self):
+        self.assert_nothing_left()
+
+    def test_summary_is_the_harmonic_mean_of_the_rounds(self):
+        summary = self.r.one("summary")
+        by_phase = {s["phase"]: s for s in summary["phases"]}
+        self.assertEqual(sorted(by_phase), sorted(self.NAMES[1:]))
+        for name in ("tcp-1", "tcp-4", "pipe-1"):
+            rates = [p["metrics"]["ops_per_s"]["value"] for p in self.r.records("phase")
+                     if p["phase"] == name]
+            s = by_phase[name]["metrics"]["ops_per_s"]
+            self.assertEqual(s["rounds"], rates)
+            self.assertAlmostEqual(s["value"], len(rates) / sum(1 / x for x in rates), delta=1e-6 * s["value"])
+
+
+class LoadLimits(BootTest):
+    """A fork load at its task limit, and churn: the guest does not hang, nothing is left."""
+    PARAMS = ("initbench.phases=fork,cpu,none", "initbench.duration=1.5", "initbench.workers=8",
+              "initbench.limit.tasks=10", "initbench.churn=0.3", "initbench.load.cpus=0",
+              "initbench.load.nice=5")
+
+    def test_complete(self):
+        self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr)
+        assert_clean_end(self, self.r)
+        self.assertEqual([p["phase"] for p in self.r.records("phase")], ["fork", "cpu", "none"])
+
+    def test_fork_at_its_limit_goes_on(self):
+        fork = self.r.records("phase")[0]
+        self.assertEqual(fork["limits"]["tasks"], 10)
+        self.assertGreater(fork["ops"], 0)
+        self.assertGreater(fork["failures"]["task_create"], 0)
+        self.assertGreater(fork["failures"]["task_limit_hits"], 0)
+        warnings = " ".join(w["reason"] for w in self.r.records("warning"))
+        self.assertIn("limit.tasks is 10", warnings)
+        self.assertIn("refused", warnings)
+
+    def test_churn_respawns(self):
+        for p in load_phases(self.r):
+            with self.subTest(phase=p["phase"]):
+                self.assertEqual(p["churn"]["period_s"], 0.3)
+                self.assertGreaterEqual(p["churn"]["respawns"], 2)
+                self.assertGreater(p["ops"], 0)
+        cpu = self.r.records("phase")[1]
+        # Respawned workers are new processes: more tasks made than the 8 first ones.
+        self.assertGreaterEqual(cpu["tasks"]["created"], 16)
+
+    def test_placement(self):
+        for p in load_phases(self.r):
+            with self.subTest(phase=p["phase"]):
+                self.assertEqual(p["load"]["cpus"], [0])
+                self.assertEqual(p["load"]["nice"], 5)
+                self.assertNotIn("early_exits", p)  # a worker whose set-up fails exits
+
+    def test_no_task_left_behind(self):
+        self.assert_nothing_left()
+
+
+class LoadOutOfMemory(BootTest):
+    """An OOM kill at the load's memory limit is a record, and the run goes on."""
+    PARAMS = ("initbench.phases=thread,cpu", "initbench.duration=1", "initbench.workers=2",
+              "initbench.thread.threads=3000", "initbench.limit.memory_mb=48")
+
+    def test_oom_kill_recorded_and_next_phase_runs(self):
+        assert_clean_end(self, self.r)
+        thread, cpu = self.r.records("phase")
+        self.assertEqual(thread["limits"]["memory_mb"], 48)
+        self.assertGreater(thread["failures"]["oom_kills"], 0)
+        self.assertTrue(thread["early_exits"])
+        self.assertTrue(any(k["kind"] == "oom" and k["phase"] == "thread" for k in self.r.records("kernel")))
+        self.assertTrue(any("memory limit" in w["reason"] for w in self.r.records("warning")))
+        self.assertGreater(cpu["ops"], 0)
+        self.assertEqual(cpu["failures"]["oom_kills"], 0)
+        self.assert_nothing_left()
+
+
+class ManySleepers(BootTest):
+    """15 000 sleeping tasks fit in a 2 GiB guest (the RCU Tasks Trace experiment's load)."""
+    PARAMS = ("initbench.phases=sleep,none", "initbench.duration=1", "initbench.sleep.tasks=15000",
+              "initbench.sleep.interval=1")
+    ARGS = ("--memory", "2048")
+
+    def test_all_sleepers_run(self):
+        self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr)
+        assert_clean_end(self, self.r)
+        sleep = self.r.records("phase")[0]
+        self.assertEqual(sleep["failures"]["task_create"], 0)
+        self.assertEqual(sleep["tasks"]["peak_sampled"], 15000 + sleep["load"]["params"]["workers"])
+        self.assertGreater(sleep["ops"], 0)
+        self.assertGreater(min(sleep["samples"]["ops_per_s"]), 0)
+        self.assert_nothing_left()
+
+
+class MmCidProfile(BootTest):
+    """`initbench.profile=mm_cid initbench.duration=2`: four phases, 128 × 32 threads."""
+    PARAMS = ("initbench.profile=mm_cid", "initbench.duration=2")
+    ARGS = ("--memory", "2048")
+
+    def test_four_phases_complete(self):
+        assert_clean_end(self, self.r)
+        self.assertEqual(self.r.records("error"), [])
+        self.assertEqual([p["phase"] for p in self.r.records("phase")], ["none", "cpu", "fork", "thread"])
+
+    def test_the_profile_counts(self):
+        phases = {p["phase"]: p for p in self.r.records("phase")}
+        self.assertEqual(phases["cpu"]["load"]["params"]["workers"], 128)
+        self.assertEqual(phases["cpu"]["tasks"]["peak_sampled"], 128)
+        thread = phases["thread"]
+        self.assertEqual(thread["load"]["params"], {"workers": 128, "threads": 32})
+        self.assertEqual(thread["failures"]["task_create"], 0)
+        self.assertGreater(thread["tasks"]["peak_sampled"], 128 * 2)
+        warnings = " ".join(w["reason"] for w in self.r.records("warning"))
+        self.assertNotIn("not every worker was ready", warnings)
+        for p in load_phases(self.r):
+            with self.subTest(phase=p["phase"]):
+                self.assertGreater(p["metrics"]["ops_per_s"]["value"], 0)
+        self.assert_nothing_left()
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,482 @@
+// Unit tests of `initbench compare` and bisect-step's decisions on synthetic results
+// documents: reading and refusing files, finding metrics by structure, significance,
+// warnings, output formats and --fail-on rules. No QEMU.
+#include "host/bisect.h"
+#include "host/compare.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+namespace initbench {
+namespace {
+
+using nlohmann::json;
+using V = std::vector<double>;
+
+// Small deviations around 1 that look like noise, the same on every call.
+const V kJitter = {0.996, 1.004, 1.0, 1.003, 0.997};
+
+struct Spec {
+    std::string run_id = "00000000000000000000000000000001";
+    std::string clock = "wall";
+    std::string icount = "shift=4,align=off,sleep=off";
+    std::string build_id = "6a2b4ac77585b8cf102cba771300e573c8489b69";
+    std::string cmdline = "console=ttyS0 panic=-1 initbench.phases=fork";
+    std::string image = "1111";
+    std::string verdict = "ok";
+    std::string status = "complete";
+    double duration = 1;
+    V rates = {200, 200, 200};
+    double latency_ns = 2500000;
+    json extra_records = json::array();
+};
+
+json make_doc(const Spec& s) {
+    json records = json::array();
+    records.push_back({{"v", 1},
+                       {"type", "header"},
+                       {"run_id", s.run_id},
+                       {"kernel",
+                        {{"release", "6.1.0-57-amd64"},
+                         {"build_id", s.build_id},
+                         {"cmdline", s.cmdline},
+                         {"cpus_online", 1}}},
+                       {"config",
+                        {{"values",
+                          {{"phases", {"fork"}},
+                           {"duration", s.duration},
+                           {"rounds", s.rates.size()},
+                           {"timeout", 600}}}}}});
+    for (size_t r = 0; r < s.rates.size(); r++) {
+        records.push_back({{"v", 1},
+                           {"type", "phase"},
+                           {"phase", "fork"},
+                           {"round", r},
+                           {"ops", 1000},
+                           {"metrics",
+                            {{"ops_per_s",
+                              {{"value", s.rates[r]},
+                               {"unit", "forks/s"},
+                               {"agg", "hmean"},
+                               {"better", "higher"}}}}}});
+        records.push_back(
+            {{"v", 1},
+             {"type", "probe"},
+             {"phase", "fork"},
+             {"round", r},
+             {"probe", "funclat"},
+             {"function", "kernel_clone"},
+             {"supported", true},
+             {"mechanism", "fentry/fexit"},
+             {"unit", "ns"},
+             {"count", 100},
+             {"avg", s.latency_ns * kJitter[r % kJitter.size()]},
+             {"log2", {{1048576, 60}, {2097152, 40}}},
+             {"linear",
+              {{"unit", "us"}, {"min", 0}, {"step", 5}, {"max", 10}, {"under", 0}, {"over", 1},
+               {"buckets", {50, 49}}}}});
+    }
+    for (const auto& r : s.extra_records)
+        records.push_back(r);
+    records.push_back({{"v", 1}, {"type", "end"}, {"records", records.size()}});
+    json argv = {"qemu-system-x86_64", "-accel", "tcg"};
+    if (s.clock == "icount") {
+        argv.push_back("-icount");
+        argv.push_back(s.icount);
+    }
+    return {{"initbench_results", 1},
+            {"verdict", s.verdict},
+            {"exit_code", 0},
+            {"reason", "complete"},
+            {"log", {{"status", s.status}}},
+            {"host",
+             {{"qemu_argv", argv},
+              {"accel", "tcg"},
+              {"clock", s.clock},
+              {"arch", "x86_64"},
+              {"memory_mb", 1024},
+              {"kernel", {{"sha256", "aaaa"}}},
+              {"image", {{"sha256", s.image}}}}},
+            {"records", records}};
+}
+
+RunFile run_of(const Spec& s, const std::string& path = "run.json") {
+    auto r = parse_results(make_doc(s).dump(), path);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message());
+    return r.ok() ? r.value() : RunFile{};
+}
+
+V scaled(double base, size_t n = 5) {
+    V out;
+    for (size_t i = 0; i < n; i++)
+        out.push_back(base * kJitter[i % kJitter.size()]);
+    return out;
+}
+
+Spec with_rates(V rates, std::string run_id, std::string build_id = "") {
+    Spec s;
+    s.rates = std::move(rates);
+    s.run_id = std::move(run_id);
+    if (!build_id.empty())
+        s.build_id = build_id;
+    return s;
+}
+
+const MetricRow* row(const Report& r, const std::string& id) {
+    for (const auto& m : r.metrics)
+        if (m.id == id)
+            return &m;
+    return nullptr;
+}
+
+Report compare_two(const Spec& a, const Spec& b, CompareOptions o = {}) {
+    auto r = compare_sides({Side{"base", {run_of(a, "a.json")}}, Side{"new", {run_of(b, "b.json")}}},
+                           o);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message());
+    return r.ok() ? r.value() : Report{};
+}
+
+// ---- reading ---------------------------------------------------------------------------
+
+TEST(ReadResults, RefusesWhatIsNotACompleteResultsDocument) {
+    EXPECT_FALSE(parse_results("not json", "x").ok());
+    EXPECT_FALSE(parse_results("[1,2]", "x").ok());
+    EXPECT_FALSE(parse_results(R"({"initbench_results": 2})", "x").ok());
+    EXPECT_FALSE(parse_results(R"({"initbench_results": "1"})", "x").ok());
+    Spec cut;
+    cut.status = "incomplete";
+    auto r = parse_results(make_doc(cut).dump(), "cut.json");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message().find("incomplete"), std::string::npos);
+    Spec timeout;
+    timeout.verdict = "timeout";
+    EXPECT_FALSE(parse_results(make_doc(timeout).dump(), "x").ok());
+    json no_header = make_doc(Spec{});
+    no_header["records"].erase(0);
+    EXPECT_FALSE(parse_results(no_header.dump(), "x").ok());
+}
+
+TEST(ReadResults, OddTypesNeverThrow) {
+    json d = make_doc(Spec{});
+    d["host"] = 5;
+    d["records"][0]["kernel"] = "x";
+    d["records"][1]["metrics"] = {{"ops_per_s", "fast"}, {"other", nullptr}};
+    d["records"].push_back(7);
+    auto r = parse_results(d.dump(), "odd.json");
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    EXPECT_EQ(r.value().clock, "unknown");
+    EXPECT_NO_THROW(extract({r.value()}));
+}
+
+TEST(ReadResults, TakesIdentityClockAndExperiment) {
+    Spec s;
+    s.clock = "icount";
+    RunFile r = run_of(s);
+    EXPECT_EQ(r.clock, "icount");
+    EXPECT_EQ(r.clock_detail, "shift=4,align=off,sleep=off");
+    EXPECT_EQ(r.build_id, s.build_id);
+    EXPECT_EQ(r.image_sha256, "1111");
+    EXPECT_EQ(r.experiment["config"]["duration"], 1);
+    EXPECT_FALSE(r.experiment["config"].contains("rounds")) << "rounds may differ between files";
+    EXPECT_EQ(r.records.size(), 6u); // 3 phases + 3 probes; header and end are not measurements
+}
+
+// ---- finding metrics -------------------------------------------------------------------
+
+TEST(Extract, PhaseMetricsAndProbeFieldsByStructure) {
+    Extracted e = extract({run_of(Spec{})});
+    std::vector<std::string> ids;
+    for (const auto& s : e.metrics)
+        ids.push_back(s.id);
+    EXPECT_EQ(ids, (std::vector<std::string>{"fork/ops_per_s", "fork/funclat:kernel_clone/avg",
+                                             "fork/funclat:kernel_clone/count"}));
+    EXPECT_EQ(e.metrics[0].agg, stats::Agg::hmean);
+    EXPECT_EQ(e.metrics[0].better, Better::higher);
+    EXPECT_EQ(e.metrics[0].samples, (V{200, 200, 200}));
+    EXPECT_EQ(e.metrics[1].unit, "ns");
+    ASSERT_EQ(e.histograms.size(), 2u);
+    EXPECT_EQ(e.histograms[0].id, "fork/funclat:kernel_clone/linear");
+    EXPECT_EQ(e.histograms[0].labels,
+              (std::vector<std::string>{"<0", "[0,5)", "[5,10)", ">=10"}));
+    EXPECT_EQ(e.histograms[0].counts, (V{0, 150, 147, 3})); // pooled over 3 rounds
+    EXPECT_EQ(e.histograms[1].id, "fork/funclat:kernel_clone/log2");
+    EXPECT_EQ(e.histograms[1].counts, (V{180, 120}));
+}
+
+TEST(Extract, DistinguishingFieldsAndRepeatedPhasesMakeSeparateGroups) {
+    Spec s;
+    s.rates = {};
+    for (int clients : {1, 64})
+        for (int round : {0, 1})
+            s.extra_records.push_back({{"type", "phase"},
+                                       {"phase", "tcp"},
+                                       {"round", round},
+                                       {"clients", clients},
+                                       {"metrics", {{"ops_per_s", 1000.0 * clients + round}}}});
+    // The same phase twice in one round (phases=none,fork,none): told apart by order.
+    for (double v : {1.0, 2.0})
+        s.extra_records.push_back({{"type", "phase"}, {"phase", "cpu"}, {"round", 0},
+                                   {"metrics", {{"x", v}}}});
+    // A record type nobody told compare about: its numbers are found all the same.
+    s.extra_records.push_back({{"type", "schedstat"}, {"phase", "tcp"}, {"round", 0},
+                               {"cpu", 1}, {"domain0", {{"lb_count", 12}, {"note", "x"}}}});
+    Extracted e = extract({run_of(s)});
+    std::map<std::string, V> by_id;
+    for (const auto& m : e.metrics)
+        by_id[m.id] = m.samples;
+    EXPECT_EQ(by_id["tcp[clients=1]/ops_per_s"], (V{1000, 1001}));
+    EXPECT_EQ(by_id["tcp[clients=64]/ops_per_s"], (V{64000, 64001}));
+    EXPECT_EQ(by_id["cpu/x"], (V{1}));
+    EXPECT_EQ(by_id["cpu#2/x"], (V{2}));
+    EXPECT_EQ(by_id["tcp/schedstat[cpu=1]/domain0.lb_count"], (V{12}));
+}
+
+TEST(Extract, UnsupportedProbeAndUnmeasuredMetricGiveNoSamples) {
+    Spec s;
+    s.rates = {};
+    s.extra_records.push_back({{"type", "probe"}, {"phase", "fork"}, {"probe", "funclat"},
+                               {"function", "task_mm_cid_work"}, {"supported", false},
+                               {"reason", "not in BTF"}});
+    s.extra_records.push_back({{"type", "counters"}, {"phase", "fork"},
+                               {"metrics", {{"cycles", {{"unit", "cycles"}}}}}});
+    EXPECT_TRUE(extract({run_of(s)}).metrics.empty());
+}
+
+// ---- comparing ---------------------------------------------------------------------------
+
+TEST(Compare, SameKernelFiveRoundsIsNotFlagged) {
+    // Two runs of one kernel differing by 1.5 %: well inside the default minimum effect.
+    Report r = compare_two(with_rates(scaled(200), "a"), with_rates(scaled(197), "b"));
+    const MetricRow* m = row(r, "fork/ops_per_s");
+    ASSERT_TRUE(m);
+    ASSERT_EQ(m->changes.size(), 1u);
+    EXPECT_FALSE(m->changes[0].significant);
+    EXPECT_EQ(m->changes[0].kind, ChangeKind::none);
+    for (const auto& metric : r.metrics)
+        for (const auto& c : metric.changes)
+            EXPECT_FALSE(c.significant) << metric.id;
+}
+
+TEST(Compare, ThirtyPercentSlowdownIsFlaggedWorse) {
+    Report r = compare_two(with_rates(scaled(200), "a"), with_rates(scaled(140), "b", "bb"));
+    const MetricRow* m = row(r, "fork/ops_per_s");
+    ASSERT_TRUE(m && m->sides[0].summary && m->sides[1].summary);
+    EXPECT_NEAR(*m->changes[0].pct, -30, 0.5);
+    EXPECT_TRUE(m->changes[0].significant);
+    EXPECT_EQ(m->changes[0].kind, ChangeKind::worse);
+    EXPECT_LT(*m->changes[0].p, 0.001);
+    EXPECT_EQ(m->sides[0].summary->n, 5u);
+}
+
+TEST(Compare, DirectionComesFromTheMetric) {
+    Report r = compare_two(with_rates(scaled(140), "a"), with_rates(scaled(200), "b"));
+    EXPECT_EQ(row(r, "fork/ops_per_s")->changes[0].kind, ChangeKind::better);
+    Spec slow = with_rates(scaled(200), "c");
+    slow.latency_ns *= 2;
+    Report lat = compare_two(with_rates(scaled(200), "a"), slow);
+    // funclat's avg says nothing about which way is better: "changed".
+    EXPECT_EQ(row(lat, "fork/funclat:kernel_clone/avg")->changes[0].kind, ChangeKind::changed);
+}
+
+TEST(Compare, BigButNoisyChangeIsNotSignificant) {
+    V noisy_a{100, 160, 90, 150, 100}, noisy_b{80, 150, 70, 140, 90};
+    Report r = compare_two(with_rates(noisy_a, "a"), with_rates(noisy_b, "b"));
+    const Change& c = row(r, "fork/ops_per_s")->changes[0];
+    EXPECT_LT(*c.pct, -5);
+    EXPECT_GT(*c.p, 0.05);
+    EXPECT_FALSE(c.significant);
+}
+
+TEST(Compare, OneSampleASideIsNotTestedExceptByThreshold) {
+    Spec a = with_rates({200}, "a"), b = with_rates({150}, "b");
+    Report welch = compare_two(a, b);
+    EXPECT_EQ(row(welch, "fork/ops_per_s")->changes[0].kind, ChangeKind::not_tested);
+    EXPECT_FALSE(row(welch, "fork/ops_per_s")->changes[0].significant);
+    CompareOptions o;
+    o.method = Method::threshold;
+    EXPECT_TRUE(row(compare_two(a, b, o), "fork/ops_per_s")->changes[0].significant);
+}
+
+TEST(Compare, LkpRuleIsStricter) {
+    CompareOptions lkp;
+    lkp.method = Method::lkp;
+    // Means 10 % apart but overlapping ranges: Welch says yes, LKP says no.
+    V a{100, 104, 96, 102, 98, 100, 103, 97}, b{90, 99, 81, 95, 85, 90, 93, 87};
+    Report w = compare_two(with_rates(a, "a"), with_rates(b, "b"));
+    Report l = compare_two(with_rates(a, "a"), with_rates(b, "b"), lkp);
+    EXPECT_TRUE(row(w, "fork/ops_per_s")->changes[0].significant);
+    EXPECT_FALSE(row(l, "fork/ops_per_s")->changes[0].significant);
+    Report two = compare_two(with_rates({100, 101}, "a"), with_rates({50, 51}, "b"), lkp);
+    EXPECT_EQ(row(two, "fork/ops_per_s")->changes[0].kind, ChangeKind::not_tested);
+}
+
+TEST(Compare, PoolsFilesOfASide) {
+    auto r = compare_sides({Side{"base", {run_of(with_rates(scaled(200, 3), "a1")),
+                                          run_of(with_rates(scaled(201, 2), "a2"))}},
+                            Side{"new", {run_of(with_rates(scaled(150, 4), "b1"), "b")}}},
+                           {});
+    ASSERT_TRUE(r.ok());
+    const MetricRow* m = row(r.value(), "fork/ops_per_s");
+    EXPECT_EQ(m->sides[0].summary->n, 5u);
+    EXPECT_EQ(m->sides[1].summary->n, 4u);
+}
+
+TEST(Compare, RefusesMixedClocksEvenWithForce) {
+    Spec icount = with_rates(scaled(200), "b");
+    icount.clock = "icount";
+    CompareOptions force;
+    force.force = true;
+    for (const auto& o : {CompareOptions{}, force}) {
+        auto r = compare_sides({Side{"base", {run_of(with_rates(scaled(200), "a"), "a.json")}},
+                                Side{"new", {run_of(icount, "b.json")}}},
+                               o);
+        ASSERT_FALSE(r.ok());
+        EXPECT_NE(r.error().message().find("different clocks"), std::string::npos);
+    }
+    Spec shift7 = icount;
+    shift7.icount = "shift=7";
+    EXPECT_FALSE(compare_sides({Side{"a", {run_of(icount)}}, Side{"b", {run_of(shift7)}}}, {}).ok());
+}
+
+TEST(Compare, RefusesDifferentExperimentsUnlessForced) {
+    Spec longer = with_rates(scaled(200), "b");
+    longer.duration = 10;
+    std::vector<Side> sides = {Side{"base", {run_of(with_rates(scaled(200), "a"))}},
+                               Side{"new", {run_of(longer)}}};
+    auto refused = compare_sides(sides, {});
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message().find("duration: 1.0 vs 10.0"), std::string::npos)
+        << refused.error().message();
+    CompareOptions force;
+    force.force = true;
+    auto forced = compare_sides(sides, force);
+    ASSERT_TRUE(forced.ok());
+    EXPECT_FALSE(forced.value().warnings.empty());
+}
+
+bool has_warning(const Report& r, const std::string& part) {
+    for (const auto& w : r.warnings)
+        if (w.find(part) != std::string::npos)
+            return true;
+    return false;
+}
+
+TEST(Compare, WarnsOnReusedRunIdAndOnTheSameKernelClaimedDifferent) {
+    Report reused = compare_two(with_rates(scaled(200), "same"), with_rates(scaled(150), "same"));
+    EXPECT_TRUE(has_warning(reused, "same run id"));
+    EXPECT_TRUE(has_warning(reused, "same kernel build"));
+    // Same build and image, but a kernel parameter differs: a different kernel set-up.
+    Spec slub = with_rates(scaled(150), "b");
+    slub.cmdline += " slub_debug=FZPU";
+    Report differs = compare_two(with_rates(scaled(200), "a"), slub);
+    EXPECT_FALSE(has_warning(differs, "same kernel build"));
+    EXPECT_FALSE(has_warning(differs, "same run id"));
+}
+
+// ---- output ------------------------------------------------------------------------------
+
+TEST(Render, TextLooksLikeMmtests) {
+    Report r = compare_two(with_rates(scaled(12846.32, 5), "a"),
+                           with_rates(scaled(11627.27, 5), "b", "bb"));
+    std::string text = render(r, {Format::text, false});
+    EXPECT_TRUE(std::regex_search(text, std::regex(R"(Hmean +ops_per_s +12846\.\d\d +\( +0\.00%\) +11627\.\d\d +\* +-9\.\d\d%\*)")))
+        << text;
+    EXPECT_NE(text.find("Stddev"), std::string::npos);
+    EXPECT_NE(text.find("CoeffVar"), std::string::npos);
+    EXPECT_NE(text.find("Welch's t-test at 95 %"), std::string::npos);
+    EXPECT_EQ(text.find("\033["), std::string::npos) << "no colour in plain text";
+    std::string details = render(r, {Format::text, true});
+    EXPECT_NE(details.find("Samples"), std::string::npos);
+    EXPECT_NE(render(r, {Format::terminal, false}).find("\033[31m"), std::string::npos);
+}
+
+TEST(Render, HistogramsSideBySideWithTheirTest) {
+    Report r = compare_two(with_rates(scaled(200), "a"), with_rates(scaled(150), "b"));
+    std::string text = render(r, {Format::text, false});
+    EXPECT_NE(text.find("fork/funclat:kernel_clone/linear"), std::string::npos);
+    EXPECT_NE(text.find("[5,10)"), std::string::npos);
+    EXPECT_NE(text.find("no significant difference"), std::string::npos);
+}
+
+TEST(Render, JsonCsvMarkdown) {
+    Report r = compare_two(with_rates(scaled(200), "a"), with_rates(scaled(140), "b"));
+    json j = json::parse(render(r, {Format::json, false}));
+    EXPECT_EQ(j["initbench_compare"], 1);
+    EXPECT_EQ(j["metrics"][0]["id"], "fork/ops_per_s");
+    EXPECT_EQ(j["metrics"][0]["sides"][1]["change"]["verdict"], "worse");
+    EXPECT_EQ(j["histograms"].size(), 2u);
+    std::string csv = render(r, {Format::csv, false});
+    EXPECT_EQ(csv.rfind("metric,group,name,unit,agg,better,side,label,n,mean", 0), 0u);
+    EXPECT_NE(csv.find("fork/ops_per_s,fork,ops_per_s,forks/s,Hmean,higher,1,new,5,"),
+              std::string::npos);
+    std::string md = render(r, {Format::markdown, false});
+    EXPECT_NE(md.find("| metric | unit | stat | base | new | change |"), std::string::npos);
+    EXPECT_NE(md.find("**-30.00%**"), std::string::npos);
+}
+
+// ---- --fail-on ---------------------------------------------------------------------------
+
+TEST(FailOn, ParsesSignedAndUnsignedRules) {
+    auto up = parse_fail_rule("fork/ops_per_s:+5%");
+    ASSERT_TRUE(up.ok());
+    EXPECT_EQ(up.value().pattern, "fork/ops_per_s");
+    EXPECT_EQ(up.value().sign, 1);
+    EXPECT_EQ(up.value().pct, 5);
+    auto either = parse_fail_rule("*/avg:2.5");
+    ASSERT_TRUE(either.ok());
+    EXPECT_EQ(either.value().sign, 0);
+    EXPECT_EQ(either.value().pct, 2.5);
+    EXPECT_FALSE(parse_fail_rule("ops_per_s").ok());
+    EXPECT_FALSE(parse_fail_rule(":5%").ok());
+    EXPECT_FALSE(parse_fail_rule("x:five%").ok());
+    EXPECT_FALSE(parse_fail_rule("x:5%%").ok());
+    EXPECT_FALSE(parse_fail_rule("x:nan").ok());
+}
+
+TEST(FailOn, FiresOnlyOnASignificantChangeInItsDirection) {
+    Report r = compare_two(with_rates(scaled(200), "a"), with_rates(scaled(140), "b"));
+    auto rule = [](const char* t) { return parse_fail_rule(t).value(); };
+    EXPECT_EQ(apply_fail_rules(r, {rule("ops_per_s:-5%")}).fired.size(), 1u);
+    EXPECT_EQ(apply_fail_rules(r, {rule("fork/*:10%")}).fired.size(), 1u);
+    EXPECT_TRUE(apply_fail_rules(r, {rule("ops_per_s:+5%")}).fired.empty());
+    EXPECT_TRUE(apply_fail_rules(r, {rule("ops_per_s:-40%")}).fired.empty());
+    auto none = apply_fail_rules(r, {rule("tcp/*:5%")});
+    EXPECT_EQ(none.unmatched, (std::vector<std::string>{"tcp/*:5%"}));
+    Report same = compare_two(with_rates(scaled(200), "a"), with_rates(scaled(198), "b"));
+    EXPECT_TRUE(apply_fail_rules(same, {rule("ops_per_s:0.5%")}).fired.empty());
+}
+
+// ---- bisect-step's decisions -------------------------------------------------------------
+
+TEST(BisectDecision, DeterministicClockDecidesOnOneSample) {
+    EXPECT_EQ(decide_against_baseline(V{210}, V{150}, -15, 0.95, true).exit_code, kBisectBad);
+    EXPECT_EQ(decide_against_baseline(V{210}, V{208}, -15, 0.95, true).exit_code, kBisectGood);
+    EXPECT_EQ(decide_against_baseline(V{210}, V{150}, -15, 0.95, false).exit_code, kBisectSkip);
+}
+
+TEST(BisectDecision, IntervalOnOneSideOfTheLimitOrSkip) {
+    V base = scaled(200), bad = scaled(140), good = scaled(199);
+    EXPECT_EQ(decide_against_baseline(base, bad, -15, 0.95, false).exit_code, kBisectBad);
+    EXPECT_EQ(decide_against_baseline(base, good, -15, 0.95, false).exit_code, kBisectGood);
+    V noisy{120, 200, 160, 240, 130};
+    StepDecision d = decide_against_baseline(base, noisy, -15, 0.95, false);
+    EXPECT_EQ(d.exit_code, kBisectSkip) << d.why;
+    EXPECT_NE(d.why.find("too noisy"), std::string::npos);
+    // A rise is bad for a latency: +20 % limit.
+    EXPECT_EQ(decide_against_baseline(scaled(100), scaled(150), 20, 0.95, false).exit_code,
+              kBisectBad);
+    EXPECT_EQ(decide_against_baseline(V{0, 0}, V{1, 1}, -15, 0.95, true).exit_code, kBisectAbort);
+    EXPECT_NE(decide_against_baseline(V{}, V{1, 1}, -15, 0.95, true).exit_code, kBisectBad);
+}
+
+TEST(BisectDecision, Threshold) {
+    EXPECT_EQ(decide_against_threshold(scaled(40), 50, -1, 0.95, false).exit_code, kBisectBad);
+    EXPECT_EQ(decide_against_threshold(scaled(60), 50, -1, 0.95, false).exit_code, kBisectGood);
+    EXPECT_EQ(decide_against_threshold(V{45, 55}, 50, -1, 0.95, false).exit_code, kBisectSkip);
+    EXPECT_EQ(decide_against_threshold(V{60}, 50, +1, 0.95, true).exit_code, kBisectBad);
+    EXPECT_EQ(decide_against_threshold(V{60}, 50, +1, 0.95, false).exit_code, kBisectSkip);
+}
+
+} // namespace
+} // namespace initbench

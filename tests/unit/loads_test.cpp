@@ -1,0 +1,257 @@
+// Unit tests of the loads and their runner, compiled natively: the kernel-text parsers,
+// the parameters a phase resolves from the configuration, and every load run briefly in
+// its own process group (no cgroup), then stopped with nothing left behind.
+#include "common/config.h"
+#include "init/load_group.h"
+#include "payload/load.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace initbench {
+namespace {
+
+Config config_of(const std::string& params) {
+    ConfigResult r = parse_config(params, nullptr);
+    EXPECT_TRUE(r.ok()) << (r.errors.empty() ? "" : r.errors[0].describe());
+    return r.config;
+}
+
+std::string refusal(const std::string& param) {
+    ConfigResult r = parse_config(param, nullptr);
+    return r.errors.empty() ? "" : r.errors[0].reason;
+}
+
+// ---- the kernel's text ------------------------------------------------------------------
+
+TEST(KeyedValue, CgroupAndProcFiles) {
+    const std::string cpu_stat = "usage_usec 1500\nuser_usec 1000\nsystem_usec 500\n";
+    EXPECT_EQ(keyed_value(cpu_stat, "user_usec"), 1000u);
+    EXPECT_EQ(keyed_value(cpu_stat, "system_usec"), 500u);
+    EXPECT_EQ(keyed_value(cpu_stat, "nr_periods"), std::nullopt);
+    EXPECT_EQ(keyed_value("low 0\nhigh 0\nmax 3\noom 1\noom_kill 2\n", "oom_kill"), 2u);
+    EXPECT_EQ(keyed_value("cpu  1 2 3\nctxt 99\nbtime 1\nprocesses 4242\n", "processes"), 4242u);
+    EXPECT_EQ(keyed_value("MemTotal:  2000 kB\nMemAvailable:   1500 kB\n", "MemAvailable:"), 1500u);
+    // A prefix is not the key, and a value that is not a number is none.
+    EXPECT_EQ(keyed_value("oom_kill_x 5\n", "oom_kill"), std::nullopt);
+    EXPECT_EQ(keyed_value("max many\n", "max"), std::nullopt);
+    EXPECT_EQ(keyed_value("", "max"), std::nullopt);
+}
+
+TEST(StatFields, CommWithSpacesAndParentheses) {
+    // pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
+    // utime stime cutime cstime ...
+    auto f = stat_fields("42 (a) b) (c) S 1 42 42 0 -1 4194560 100 0 0 0 7 8 9 10 20 0");
+    ASSERT_GE(f.size(), 15u);
+    EXPECT_EQ(f[0], "S");
+    EXPECT_EQ(f[6], "4194560");
+    EXPECT_EQ(f[11], "7");  // utime
+    EXPECT_EQ(f[14], "10"); // cstime
+    EXPECT_EQ(stat_fields("2 (kthreadd) S 0 0 0 0 -1 2129984 0 0")[6], "2129984");
+    EXPECT_TRUE(stat_fields("no parenthesis at all").empty());
+}
+
+TEST(DescribeExit, SignalsStatusesAndSetUp) {
+    int status = 0;
+    pid_t pid = ::fork();
+    if (pid == 0)
+        ::_exit(128 + 9);
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_EQ(describe_exit(status),
+              "exited with status 137: one of its tasks was killed by signal 9");
+    pid = ::fork();
+    if (pid == 0) {
+        ::pause();
+        ::_exit(0);
+    }
+    ::kill(pid, SIGKILL);
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_EQ(describe_exit(status), "killed by signal 9");
+}
+
+// ---- keys and parameters ----------------------------------------------------------------
+
+TEST(LoadKeys, RefusedValues) {
+    EXPECT_NE(refusal("initbench.tcp.clients=1,0"), "");
+    EXPECT_NE(refusal("initbench.tcp.clients=2000"), "");
+    EXPECT_NE(refusal("initbench.pipe.groups=x"), "");
+    EXPECT_NE(refusal("initbench.load.nice=-21"), "");
+    EXPECT_NE(refusal("initbench.load.nice=20"), "");
+    EXPECT_NE(refusal("initbench.load.nice=+1"), "");
+    EXPECT_NE(refusal("initbench.load.cpus=3-1"), "");
+    EXPECT_NE(refusal("initbench.pipe.mode=fifo"), "");
+    EXPECT_NE(refusal("initbench.sleep.interval=0"), "");
+    EXPECT_NE(refusal("initbench.pipe.fds=257"), "");
+    EXPECT_EQ(refusal("initbench.load.nice=-20 initbench.load.cpus=0,2-3 initbench.churn=0.25"),
+              "");
+}
+
+TEST(LoadRegistry, EveryLoadDescribesItself) {
+    std::set<std::string_view> names;
+    for (const LoadSpec* l : load_registry()) {
+        EXPECT_TRUE(names.insert(l->name).second) << l->name;
+        EXPECT_FALSE(l->help.empty()) << l->name;
+        EXPECT_FALSE(l->op_unit.empty()) << l->name;
+        EXPECT_TRUE(l->default_workers && l->unsupported && l->tasks && l->work) << l->name;
+        if (!l->sweep.empty()) {
+            EXPECT_NE(find_key(l->sweep), nullptr) << l->sweep;
+        }
+        EXPECT_EQ(find_load(l->name), l);
+    }
+    EXPECT_EQ(names, (std::set<std::string_view>{"cpu", "fork", "thread", "pipe", "tcp", "sleep"}));
+    EXPECT_EQ(find_load("bogus"), nullptr);
+}
+
+TEST(LoadParams, WorkersFromTheKeyOrOnePerCpu) {
+    const LoadSpec& cpu = *find_load("cpu");
+    EXPECT_EQ(resolve_params(cpu, config_of(""), 0).workers, online_cpus());
+    EXPECT_EQ(resolve_params(cpu, config_of("initbench.workers=128"), 0).workers, 128u);
+    EXPECT_EQ(sweep_values(cpu, config_of("")), std::vector<unsigned>{0});
+}
+
+TEST(LoadParams, SweepMakesOnePhasePerValue) {
+    const LoadSpec& tcp = *find_load("tcp");
+    Config c =
+        config_of("initbench.tcp.clients=1,2,64 initbench.tcp.msg_size=10 initbench.workers=7");
+    EXPECT_EQ(sweep_values(tcp, c), (std::vector<unsigned>{1, 2, 64}));
+    LoadParams p = resolve_params(tcp, c, 64);
+    EXPECT_EQ(p.workers, 64u); // the sweep's value, not `workers`
+    EXPECT_EQ(p.msg_size, 10u);
+    EXPECT_EQ(tcp.tasks(p), 128u);
+    EXPECT_EQ(tcp.bytes_per_op(p), 20u);
+    EXPECT_EQ(params_json(p), (nlohmann::json{{"workers", 64}, {"msg_size", 10}}));
+}
+
+TEST(LoadParams, EachLoadReadsItsOwnKeys) {
+    Config c = config_of("initbench.workers=128 initbench.thread.threads=32 initbench.pipe.fds=5 "
+                         "initbench.pipe.mode=socket initbench.pipe.groups=3 "
+                         "initbench.sleep.tasks=15000 initbench.sleep.interval=0.5");
+    LoadParams thread = resolve_params(*find_load("thread"), c, 0);
+    EXPECT_EQ(thread.threads, 32u);
+    EXPECT_EQ(find_load("thread")->tasks(thread), 128u * 33);
+    LoadParams pipe = resolve_params(*find_load("pipe"), c, 3);
+    EXPECT_EQ(pipe.workers, 3u);
+    EXPECT_EQ(pipe.fds, 5u);
+    EXPECT_TRUE(pipe.sockets);
+    EXPECT_EQ(pipe.msg_size, 100u); // the default, as hackbench's
+    EXPECT_EQ(find_load("pipe")->tasks(pipe), 3u * 11);
+    LoadParams sleep = resolve_params(*find_load("sleep"), c, 0);
+    EXPECT_EQ(sleep.sleepers, 15000u);
+    EXPECT_DOUBLE_EQ(sleep.interval_s, 0.5);
+    EXPECT_EQ(sleep.threads, 0u); // another load's key does not leak in
+    EXPECT_EQ(find_load("sleep")->tasks(sleep), 128u + 15000);
+}
+
+// ---- the profiles in the image ----------------------------------------------------------
+
+std::optional<std::string> shipped_profile(std::string_view name) {
+    auto text = read_file(std::string(INITBENCH_SOURCE_DIR) + "/init/profiles/" +
+                          std::string(name) + ".conf");
+    return text ? std::optional<std::string>(text.value()) : std::nullopt;
+}
+
+TEST(Profiles, MmCid) {
+    ConfigResult r = parse_config("initbench.profile=mm_cid initbench.duration=2", shipped_profile);
+    ASSERT_TRUE(r.ok()) << r.errors[0].describe();
+    EXPECT_EQ(r.config.list("phases"), (std::vector<std::string>{"none", "cpu", "fork", "thread"}));
+    LoadParams thread = resolve_params(*find_load("thread"), r.config, 0);
+    EXPECT_EQ(thread.workers, 128u);
+    EXPECT_EQ(thread.threads, 32u);
+    EXPECT_EQ(resolve_params(*find_load("cpu"), r.config, 0).workers, 128u);
+    EXPECT_EQ(r.config.seconds("duration"), 2.0);
+}
+
+TEST(Profiles, SisTbench) {
+    ConfigResult r = parse_config("initbench.profile=sis_tbench", shipped_profile);
+    ASSERT_TRUE(r.ok()) << r.errors[0].describe();
+    EXPECT_EQ(r.config.list("phases"), std::vector<std::string>{"tcp"});
+    EXPECT_EQ(sweep_values(*find_load("tcp"), r.config),
+              (std::vector<unsigned>{1, 2, 4, 8, 16, 32, 64}));
+    EXPECT_EQ(r.config.uint("rounds"), 5u);
+}
+
+// ---- every load, run natively -----------------------------------------------------------
+
+// Starts `name` natively (no cgroup) with the parameters `params` resolve to.
+std::unique_ptr<LoadGroup> start_load(const std::string& name, const std::string& params) {
+    const LoadSpec& spec = *find_load(name);
+    const Config c = config_of(params);
+    auto started = LoadGroup::start(spec, resolve_params(spec, c, sweep_values(spec, c)[0]), {});
+    EXPECT_TRUE(started.ok()) << (started.ok() ? "" : started.error().message());
+    return started.ok() ? std::move(started.value()) : nullptr;
+}
+
+// Counting is what is tested, not speed: waits for `n` operations, however slow.
+bool wait_for_ops(const LoadGroup& group, uint64_t n) {
+    const double deadline = monotonic_seconds() + 20;
+    while (group.total_ops() < n && monotonic_seconds() < deadline)
+        ::usleep(10000);
+    return group.total_ops() >= n;
+}
+
+bool no_children_left() {
+    int status;
+    return ::waitpid(-1, &status, WNOHANG) < 0 && errno == ECHILD;
+}
+
+class EveryLoad : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryLoad, CountsAndLeavesNothingBehind) {
+    if (auto why = find_load(GetParam())->unsupported(); !why.empty())
+        GTEST_SKIP() << why;
+    auto group = start_load(GetParam(), "initbench.workers=2 initbench.thread.threads=4 "
+                                        "initbench.pipe.fds=2 initbench.sleep.tasks=20 "
+                                        "initbench.sleep.interval=0.001");
+    ASSERT_TRUE(group);
+    std::vector<WorkerExit> exits;
+    EXPECT_TRUE(group->wait_ready(monotonic_seconds() + 20, exits));
+    EXPECT_TRUE(exits.empty());
+    EXPECT_TRUE(wait_for_ops(*group, 3));
+    EXPECT_EQ(group->failures(), 0u);
+    const StopReport stopped = group->stop();
+    EXPECT_GE(stopped.reaped, group->params().workers);
+    EXPECT_EQ(stopped.left, 0u);
+    EXPECT_TRUE(no_children_left());
+    EXPECT_TRUE(group->collect_early_exits().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Loads, EveryLoad,
+                         ::testing::Values("cpu", "fork", "thread", "pipe", "tcp", "sleep"));
+
+TEST(LoadGroup, ChurnRespawnsAndCountingGoesOn) {
+    auto group = start_load("fork", "initbench.workers=2");
+    ASSERT_TRUE(group);
+    ASSERT_TRUE(wait_for_ops(*group, 2));
+    const uint64_t before = group->total_ops();
+    ASSERT_TRUE(group->respawn().ok());
+    EXPECT_EQ(group->respawns(), 1u);
+    EXPECT_TRUE(wait_for_ops(*group, before + 2)); // the new workers count into the same slots
+    EXPECT_EQ(group->stop().left, 0u);
+    EXPECT_TRUE(no_children_left());
+}
+
+TEST(LoadGroup, AWorkerThatDiesIsReported) {
+    auto group = start_load("cpu", "initbench.workers=2");
+    ASSERT_TRUE(group);
+    std::vector<WorkerExit> exits;
+    ASSERT_TRUE(group->wait_ready(monotonic_seconds() + 20, exits));
+    ASSERT_EQ(group->worker_pids().size(), 2u);
+    const pid_t victim = group->worker_pids()[1];
+    ::kill(victim, SIGKILL);
+    std::vector<WorkerExit> died;
+    const double deadline = monotonic_seconds() + 20;
+    while (died.empty() && monotonic_seconds() < deadline) {
+        died = group->collect_early_exits();
+        ::usleep(10000);
+    }
+    ASSERT_EQ(died.size(), 1u);
+    EXPECT_EQ(died[0].pid, victim);
+    EXPECT_EQ(describe_exit(died[0].status), "killed by signal 9");
+    EXPECT_EQ(group->stop().left, 0u);
+}
+
+} // namespace
+} // namespace initbench

@@ -1,0 +1,99 @@
+// `initbench pack` (host/pack): payload paths, the entries appended, the experiment check.
+#include "host/pack.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace initbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+    fs::path path = fs::temp_directory_path() / ("pack_test." + std::to_string(::getpid()));
+    TempDir() { fs::create_directories(path); }
+    ~TempDir() { fs::remove_all(path); }
+    fs::path file(const std::string& rel, const std::string& text, bool exec = false) {
+        fs::create_directories((path / rel).parent_path());
+        std::ofstream(path / rel) << text;
+        if (exec)
+            fs::permissions(path / rel, fs::perms::owner_exec, fs::perm_options::add);
+        return path / rel;
+    }
+};
+
+const CpioEntry* find(const std::vector<CpioEntry>& entries, const std::string& path) {
+    auto it =
+        std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.path == path; });
+    return it == entries.end() ? nullptr : &*it;
+}
+
+TEST(Pack, PayloadPathsStayUnderPayload) {
+    TempDir t;
+    const std::string local = t.file("m.ko", "x").string();
+    PayloadAdd add;
+    EXPECT_EQ(parse_payload_add(local + ":/payload/mods/m.ko", add), "");
+    EXPECT_EQ(add.local, local);
+    EXPECT_EQ(add.guest, "/payload/mods/m.ko");
+    EXPECT_NE(parse_payload_add(":/payload/x", add), "");
+    EXPECT_NE(parse_payload_add(local, add), "");
+    for (auto bad : {":/init", ":/payload/", ":/payload/../init", ":/payload//x", ":/payload/a/",
+                     ":/payload/experiment.conf"})
+        EXPECT_NE(parse_payload_add(local + bad, add), "") << bad;
+    EXPECT_NE(parse_payload_add("/no/such/file:/payload/x", add), "");
+}
+
+TEST(Pack, EntriesCoverDirectoriesParentsModesAndTheExperiment) {
+    TempDir t;
+    t.file("tree/bin/tool", "#!/bin/sh\n", true);
+    t.file("tree/data.txt", "d");
+    const auto conf = t.file("exp.conf", "repeat = 3\n");
+    auto entries = payload_entries({{(t.path / "tree").string(), "/payload/kit"}}, conf.string());
+    const CpioEntry* tool = find(entries, "payload/kit/bin/tool");
+    ASSERT_TRUE(tool);
+    EXPECT_EQ(tool->mode, 0755u);
+    ASSERT_TRUE(find(entries, "payload/kit/data.txt"));
+    EXPECT_EQ(find(entries, "payload/kit/data.txt")->mode, 0644u);
+    for (auto dir : {"payload", "payload/kit", "payload/kit/bin"}) {
+        ASSERT_TRUE(find(entries, dir)) << dir;
+        EXPECT_EQ(find(entries, dir)->kind, CpioEntry::Kind::dir);
+    }
+    ASSERT_TRUE(find(entries, "payload/experiment.conf"));
+    EXPECT_THROW(
+        payload_entries({{conf.string(), "/payload/a"}, {conf.string(), "/payload/a"}}, {}),
+        std::runtime_error);
+}
+
+TEST(Pack, ExperimentFileIsCheckedLikeAProfile) {
+    TempDir t;
+    const std::string no_image = (t.path / "none.cpio.gz").string(); // profiles unknown
+    EXPECT_TRUE(
+        check_experiment("cmd = busybox true\nrepeat = 5\nperf = default\n", no_image).empty());
+    auto problems = check_experiment("repeat = 0\nfrobnicate = 1\n", no_image);
+    ASSERT_EQ(problems.size(), 2u);
+    const std::string all = problems[0] + "\n" + problems[1];
+    EXPECT_NE(all.find("profile:payload line 1: repeat=0"), std::string::npos) << all;
+    EXPECT_NE(all.find("line 2: frobnicate=1: unknown key"), std::string::npos) << all;
+}
+
+TEST(Pack, AppendsAGzipMemberAndKeepsTheBaseBytes) {
+    TempDir t;
+    const auto base = t.path / "base.cpio.gz";
+    write_cpio_gz({{CpioEntry::Kind::dir, "payload", 0755, "", 0, 0}}, base.string());
+    const auto ko = t.file("m.ko", "module bytes");
+    const auto out = t.path / "out.cpio.gz";
+    pack_image(base.string(), {{ko.string(), "/payload/m.ko"}}, std::nullopt, out.string());
+    std::ifstream b(base, std::ios::binary), o(out, std::ios::binary);
+    std::string base_bytes{std::istreambuf_iterator<char>(b), {}},
+        out_bytes{std::istreambuf_iterator<char>(o), {}};
+    ASSERT_GT(out_bytes.size(), base_bytes.size());
+    EXPECT_EQ(out_bytes.substr(0, base_bytes.size()), base_bytes);
+    EXPECT_EQ(out_bytes.substr(base_bytes.size(), 2), "\x1f\x8b"); // a second gzip member
+    EXPECT_THROW(pack_image(base.string(), {}, std::nullopt, base.string()), std::runtime_error);
+}
+
+} // namespace
+} // namespace initbench

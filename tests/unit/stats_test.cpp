@@ -1,0 +1,219 @@
+// Unit tests of host/stats: means, spread, Welch's t-test, LKP's rule and the histogram test
+// against values computed independently (closed forms, R's t.test on its `sleep` data set).
+#include "host/stats.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace initbench::stats {
+namespace {
+
+using V = std::vector<double>;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+TEST(Summarize, ArithmeticMeanAndSampleStddev) {
+    auto s = summarize(V{2, 4, 4, 4, 5, 5, 7, 9}, Agg::amean);
+    ASSERT_TRUE(s.ok()) << s.error().message();
+    EXPECT_EQ(s.value().n, 8u);
+    EXPECT_DOUBLE_EQ(s.value().mean, 5);
+    EXPECT_NEAR(s.value().stddev, std::sqrt(32.0 / 7), 1e-12);
+    EXPECT_NEAR(*s.value().cov, std::sqrt(32.0 / 7) / 5, 1e-12);
+    EXPECT_EQ(s.value().min, 2);
+    EXPECT_EQ(s.value().max, 9);
+}
+
+TEST(Summarize, HarmonicAndGeometricMeans) {
+    auto h = summarize(V{1, 2, 4}, Agg::hmean);
+    ASSERT_TRUE(h.ok());
+    EXPECT_NEAR(h.value().mean, 3 / 1.75, 1e-12);
+    EXPECT_NEAR(h.value().amean, 7.0 / 3, 1e-12);
+    auto g = summarize(V{1, 2, 4}, Agg::gmean);
+    ASSERT_TRUE(g.ok());
+    EXPECT_NEAR(g.value().mean, 2, 1e-12);
+}
+
+TEST(Summarize, ZeroVarianceAndOneSample) {
+    auto same = summarize(V{3, 3, 3}, Agg::hmean);
+    ASSERT_TRUE(same.ok());
+    EXPECT_EQ(same.value().stddev, 0);
+    EXPECT_EQ(*same.value().cov, 0);
+    EXPECT_DOUBLE_EQ(same.value().mean, 3);
+    auto one = summarize(V{42}, Agg::amean);
+    ASSERT_TRUE(one.ok());
+    EXPECT_EQ(one.value().n, 1u);
+    EXPECT_EQ(one.value().stddev, 0);
+    EXPECT_EQ(one.value().mean, 42);
+}
+
+TEST(Summarize, ZeroMeanHasNoCoefficientOfVariation) {
+    auto s = summarize(V{-1, 1}, Agg::amean);
+    ASSERT_TRUE(s.ok());
+    EXPECT_FALSE(s.value().cov.has_value());
+}
+
+TEST(Summarize, RefusesNanInfEmptyAndNonPositiveForHmean) {
+    EXPECT_FALSE(summarize(V{}, Agg::amean).ok());
+    EXPECT_FALSE(summarize(V{1, kNaN}, Agg::amean).ok());
+    EXPECT_FALSE(summarize(V{1, kInf}, Agg::amean).ok());
+    EXPECT_FALSE(summarize(V{1, -kInf}, Agg::amean).ok());
+    EXPECT_FALSE(summarize(V{1, 0}, Agg::hmean).ok());
+    EXPECT_FALSE(summarize(V{1, -2}, Agg::gmean).ok());
+    EXPECT_TRUE(summarize(V{1, 0, -2}, Agg::amean).ok());
+    EXPECT_NE(summarize(V{kNaN}, Agg::amean).error().message().find("NaN"), std::string::npos);
+}
+
+TEST(Agg, ParsedFromRecordsAndLabelledLikeMmtests) {
+    EXPECT_EQ(parse_agg("hmean"), Agg::hmean);
+    EXPECT_EQ(parse_agg("gmean"), Agg::gmean);
+    EXPECT_EQ(parse_agg("mean"), Agg::amean);
+    EXPECT_EQ(parse_agg("something-new"), Agg::amean);
+    EXPECT_EQ(agg_label(Agg::hmean), "Hmean");
+    EXPECT_EQ(agg_label(Agg::amean), "Amean");
+}
+
+TEST(PercentChange, SignedAndUndefinedForZeroBase) {
+    EXPECT_NEAR(*percent_change(12846.32, 11627.27), -9.4895, 1e-3);
+    EXPECT_NEAR(*percent_change(-10, -5), 50, 1e-12);
+    EXPECT_FALSE(percent_change(0, 5).has_value());
+}
+
+// R: t.test(extra ~ group, data = sleep) gives t = -1.8608, df = 17.776, p-value = 0.07939,
+// 95 percent confidence interval -3.3654832 0.2054832 (of mean(group 1) - mean(group 2)).
+TEST(Welch, MatchesRsSleepExample) {
+    V group1{0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0};
+    V group2{1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4};
+    auto w = welch(group2, group1, 0.95); // mean(b) - mean(a) = group1 - group2
+    ASSERT_TRUE(w.ok()) << w.error().message();
+    EXPECT_NEAR(w.value().diff, -1.58, 1e-12);
+    EXPECT_NEAR(w.value().t, -1.8608, 1e-4);
+    EXPECT_NEAR(w.value().df, 17.776, 1e-3);
+    EXPECT_NEAR(w.value().p, 0.07939, 1e-5);
+    EXPECT_NEAR(w.value().ci_lo, -3.3654832, 1e-6);
+    EXPECT_NEAR(w.value().ci_hi, 0.2054832, 1e-6);
+}
+
+// With one side constant and df = 2 the t distribution has a closed form:
+// P(|T| > t) = 1 - t / sqrt(t^2 + 2).
+TEST(Welch, OneConstantSideUsesTheOthersDegreesOfFreedom) {
+    auto w = welch(V{5, 5, 5}, V{6, 7, 8}, 0.95);
+    ASSERT_TRUE(w.ok());
+    const double t = 2 / std::sqrt(1.0 / 3);
+    EXPECT_NEAR(w.value().t, t, 1e-12);
+    EXPECT_NEAR(w.value().df, 2, 1e-12);
+    EXPECT_NEAR(w.value().p, 1 - t / std::sqrt(t * t + 2), 1e-9);
+}
+
+TEST(Welch, ZeroVarianceBothSidesDecidesExactly) {
+    auto same = welch(V{7, 7, 7}, V{7, 7}, 0.95);
+    ASSERT_TRUE(same.ok());
+    EXPECT_EQ(same.value().p, 1);
+    EXPECT_EQ(same.value().ci_lo, 0);
+    auto apart = welch(V{7, 7, 7}, V{6, 6}, 0.95);
+    ASSERT_TRUE(apart.ok());
+    EXPECT_EQ(apart.value().p, 0);
+    EXPECT_EQ(apart.value().ci_lo, -1);
+    EXPECT_EQ(apart.value().ci_hi, -1);
+}
+
+TEST(Welch, IdenticalSamplesAreNotDifferent) {
+    V a{330, 410, 490, 380};
+    auto w = welch(a, a, 0.95);
+    ASSERT_TRUE(w.ok());
+    EXPECT_EQ(w.value().diff, 0);
+    EXPECT_NEAR(w.value().p, 1, 1e-12);
+    EXPECT_LT(w.value().ci_lo, 0);
+    EXPECT_GT(w.value().ci_hi, 0);
+}
+
+TEST(Welch, RefusesOneSampleNanInfAndBadConfidence) {
+    EXPECT_FALSE(welch(V{1}, V{1, 2}, 0.95).ok());
+    EXPECT_FALSE(welch(V{1, 2}, V{}, 0.95).ok());
+    EXPECT_FALSE(welch(V{1, kNaN}, V{1, 2}, 0.95).ok());
+    EXPECT_FALSE(welch(V{1, 2}, V{kInf, 2}, 0.95).ok());
+    EXPECT_FALSE(welch(V{1, 2}, V{1, 2}, 1.0).ok());
+    EXPECT_FALSE(welch(V{1, 2}, V{1, 2}, kNaN).ok());
+}
+
+// Student's t with 2 degrees of freedom: the 97.5 % quantile is 4.302653.
+TEST(MeanInterval, StudentInterval) {
+    auto m = mean_interval(V{1, 2, 3}, 0.95);
+    ASSERT_TRUE(m.ok());
+    EXPECT_DOUBLE_EQ(m.value().mean, 2);
+    const double half = 4.302653 / std::sqrt(3.0);
+    EXPECT_NEAR(m.value().lo, 2 - half, 1e-5);
+    EXPECT_NEAR(m.value().hi, 2 + half, 1e-5);
+}
+
+TEST(MeanInterval, OneSampleIsAPointAndNanIsRefused) {
+    auto m = mean_interval(V{58.8}, 0.95);
+    ASSERT_TRUE(m.ok());
+    EXPECT_EQ(m.value().lo, 58.8);
+    EXPECT_EQ(m.value().hi, 58.8);
+    EXPECT_FALSE(mean_interval(V{kNaN}, 0.95).ok());
+    EXPECT_FALSE(mean_interval(V{}, 0.95).ok());
+}
+
+TEST(Lkp, NeedsThreeSamplesAndSeparatedRanges) {
+    EXPECT_TRUE(lkp_separated(V{10, 11, 12}, V{13, 14, 15}));
+    EXPECT_TRUE(lkp_separated(V{13, 14, 15}, V{10, 11, 12}));
+    EXPECT_FALSE(lkp_separated(V{10, 11, 13}, V{13, 14, 15})); // touching ranges overlap
+    EXPECT_FALSE(lkp_separated(V{10, 11}, V{13, 14, 15}));
+    EXPECT_TRUE(lkp_separated(V{10, 11}, V{13, 14}, 2));
+}
+
+// A 2x2 table has one degree of freedom: p = erfc(sqrt(chi2 / 2)).
+TEST(Histograms, ChiSquareOfTwoByTwo) {
+    V a{30, 20}, b{20, 30};
+    auto h = compare_histograms(a, b);
+    ASSERT_TRUE(h.ok()) << h.error().message();
+    // Expected 25 in every cell: chi2 = 4 * 25 / 25 = 4.
+    EXPECT_NEAR(h.value().chi2, 4, 1e-12);
+    EXPECT_EQ(h.value().df, 1u);
+    EXPECT_NEAR(h.value().p, std::erfc(std::sqrt(2.0)), 1e-12);
+    EXPECT_NEAR(h.value().ks_d, 0.2, 1e-12);
+}
+
+// With two degrees of freedom p = exp(-chi2 / 2).
+TEST(Histograms, TwoDegreesOfFreedom) {
+    auto h = compare_histograms(V{10, 20, 30}, V{30, 20, 10});
+    ASSERT_TRUE(h.ok());
+    EXPECT_EQ(h.value().df, 2u);
+    // Expected 20 in every cell: (100 + 0 + 100) * 2 / 20 = 20.
+    EXPECT_NEAR(h.value().chi2, 20, 1e-12);
+    EXPECT_NEAR(h.value().p, std::exp(-10.0), 1e-12);
+}
+
+TEST(Histograms, SameShapeDifferentTotalsIsNotDifferent) {
+    auto h = compare_histograms(V{0, 10, 20, 10, 0}, V{0, 100, 200, 100, 0});
+    ASSERT_TRUE(h.ok());
+    EXPECT_NEAR(h.value().chi2, 0, 1e-12);
+    EXPECT_NEAR(h.value().p, 1, 1e-12);
+    EXPECT_NEAR(h.value().ks_d, 0, 1e-12);
+}
+
+TEST(Histograms, SparseBucketsAreMergedUntilExpectedCountsReachFive) {
+    // Ten buckets of one event a side: merged into two cells of >= 5 expected events.
+    auto h = compare_histograms(V{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, V{1, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+    ASSERT_TRUE(h.ok());
+    EXPECT_EQ(h.value().df, 1u);
+    EXPECT_NEAR(h.value().p, 1, 1e-12);
+    // Disjoint distributions: the KS distance is 1 and the test rejects.
+    auto apart = compare_histograms(V{50, 50, 0, 0}, V{0, 0, 50, 50});
+    ASSERT_TRUE(apart.ok());
+    EXPECT_NEAR(apart.value().ks_d, 1, 1e-12);
+    EXPECT_LT(apart.value().p, 1e-10);
+}
+
+TEST(Histograms, RefusesEmptyMismatchedNegativeAndNan) {
+    EXPECT_FALSE(compare_histograms(V{0, 0}, V{1, 2}).ok());
+    EXPECT_FALSE(compare_histograms(V{1, 2, 3}, V{1, 2}).ok());
+    EXPECT_FALSE(compare_histograms(V{1, -2}, V{1, 2}).ok());
+    EXPECT_FALSE(compare_histograms(V{1, kNaN}, V{1, 2}).ok());
+}
+
+} // namespace
+} // namespace initbench::stats
