@@ -5,6 +5,7 @@
 #include "host/image_paths.h"
 #include "host/results.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -384,12 +385,19 @@ int run_step(BisectCli& cli, const char* argv0) {
             say("abort: " + report.error().message());
             return kBisectAbort;
         }
-        auto base = find_metric(p.baseline, metric.value().id);
-        if (!base) {
-            say("abort: baseline: " + base.error().message());
+        // The samples compare tested: per-run means when both sides have two runs or more.
+        const auto& rows = report.value().metrics;
+        auto row = std::find_if(rows.begin(), rows.end(),
+                                [&](const MetricRow& r) { return r.id == metric.value().id; });
+        if (row == rows.end() || !row->sides[0].summary) {
+            say("abort: the baseline has no usable " + metric.value().id);
             return kBisectAbort;
         }
-        d = decide_against_baseline(base.value().samples, metric.value().samples, p.bad_pct,
+        if (!row->sides[1].summary) {
+            say("skip: " + metric.value().id + ": " + row->sides[1].error);
+            return kBisectSkip;
+        }
+        d = decide_against_baseline(row->sides[0].samples, row->sides[1].samples, p.bad_pct,
                                     cli.confidence, deterministic);
     } else {
         int sign = p.bad_sign;
@@ -400,7 +408,13 @@ int run_step(BisectCli& cli, const char* argv0) {
         }
         if (sign == 0)
             sign = metric.value().better == Better::higher ? -1 : 1;
-        d = decide_against_threshold(metric.value().samples, p.threshold, sign, cli.confidence,
+        auto samples = test_samples(metric.value(),
+                                    boots.runs.size() >= 2 ? SampleUnit::run : SampleUnit::round);
+        if (!samples) {
+            say("skip: " + metric.value().id + ": " + samples.error().message());
+            return kBisectSkip;
+        }
+        d = decide_against_threshold(samples.value(), p.threshold, sign, cli.confidence,
                                      deterministic);
     }
     say(metric.value().id + " [" + cli.clock + "]: " + d.why);

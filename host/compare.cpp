@@ -155,7 +155,8 @@ bool is_linear_histogram(const json& v) {
 
 class Collector {
 public:
-    void record(const json& r, const std::string& group) {
+    void record(const json& r, const std::string& group, size_t run) {
+        run_ = run;
         const json& metrics = obj_field(r, "metrics");
         if (!metrics.empty()) {
             for (const auto& [name, m] : metrics.items())
@@ -185,6 +186,11 @@ private:
         std::map<double, std::pair<std::string, double>> buckets; // order key -> label, count
     };
 
+    void add(Series& s, double value) {
+        s.samples.push_back(value);
+        s.runs.push_back(run_);
+    }
+
     Series& series(const std::string& group, const std::string& name) {
         std::string id = group + "/" + name;
         auto [it, fresh] = metric_index_.try_emplace(id, metrics_.size());
@@ -199,7 +205,7 @@ private:
 
     void add_declared(const std::string& group, const std::string& name, const json& m) {
         if (m.is_number()) {
-            series(group, name).samples.push_back(m.get<double>());
+            add(series(group, name), m.get<double>());
             return;
         }
         auto value = num_field(m, "value");
@@ -209,7 +215,7 @@ private:
         s.unit = str_field(m, "unit", s.unit);
         s.agg = stats::parse_agg(str_field(m, "agg"));
         s.better = parse_better(str_field(m, "better"));
-        s.samples.push_back(*value);
+        add(s, *value);
     }
 
     void flatten(const json& obj, const std::string& group, const std::string& prefix,
@@ -222,7 +228,7 @@ private:
                 Series& s = series(group, name);
                 if (kInRecordUnit.count(key))
                     s.unit = unit;
-                s.samples.push_back(v.get<double>());
+                add(s, v.get<double>());
             } else if (is_keyed_histogram(v)) {
                 add_keyed(group, name, v, unit);
             } else if (v.is_object() && is_linear_histogram(v)) {
@@ -295,6 +301,7 @@ private:
                 *over);
     }
 
+    size_t run_ = 0;
     std::vector<Series> metrics_;
     std::map<std::string, size_t> metric_index_;
     std::vector<PooledHist> hists_;
@@ -516,13 +523,14 @@ Result<RunFile> read_results(const std::string& path) {
 
 Extracted extract(const std::vector<RunFile>& runs) {
     Collector collector;
-    for (const auto& run : runs) {
+    for (size_t index = 0; index < runs.size(); index++) {
+        const RunFile& run = runs[index];
         // A group seen twice in one round (the same phase listed twice) gets "#2", "#3" ...
         std::map<std::pair<double, std::string>, int> seen;
         for (const auto& r : run.records) {
             std::string group = record_group(r);
             int n = ++seen[{num_field(r, "round").value_or(0), group}];
-            collector.record(r, n > 1 ? group + "#" + std::to_string(n) : group);
+            collector.record(r, n > 1 ? group + "#" + std::to_string(n) : group, index);
         }
     }
     return collector.take();
@@ -562,6 +570,34 @@ Change judge_change(std::span<const double> base, std::span<const double> next, 
     return c;
 }
 
+Result<std::vector<double>> test_samples(const Series& s, SampleUnit unit) {
+    if (unit != SampleUnit::run)
+        return s.samples;
+    std::map<size_t, std::vector<double>> by_run;
+    for (size_t i = 0; i < s.samples.size(); i++)
+        by_run[s.runs[i]].push_back(s.samples[i]);
+    std::vector<double> out;
+    for (const auto& [run, values] : by_run) {
+        auto summary = stats::summarize(values, s.agg);
+        if (!summary)
+            return summary.error();
+        out.push_back(summary.value().mean);
+    }
+    return out;
+}
+
+namespace {
+
+SampleUnit choose_unit(const std::vector<Side>& sides, SampleUnit asked) {
+    if (asked != SampleUnit::auto_)
+        return asked;
+    bool all_pooled = std::all_of(sides.begin(), sides.end(),
+                                  [](const Side& s) { return s.runs.size() >= 2; });
+    return all_pooled ? SampleUnit::run : SampleUnit::round;
+}
+
+} // namespace
+
 Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOptions& options) {
     if (sides.size() < 2)
         return Error{"compare needs at least two sides"};
@@ -578,11 +614,21 @@ Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOption
     report.clock = sides[0].runs[0].clock;
     report.clock_detail = sides[0].runs[0].clock_detail;
 
+    report.unit = choose_unit(sides, options.unit);
+
     std::vector<Extracted> found;
+    bool pooled_rounds = false;
     for (const auto& side : sides) {
         report.sides.push_back(side_info(side));
         found.push_back(extract(side.runs));
+        for (const auto& s : found.back().metrics)
+            pooled_rounds = pooled_rounds || s.samples.size() > side.runs.size();
     }
+    if (report.unit == SampleUnit::round && pooled_rounds && report.clock != "icount")
+        report.warnings.push_back(
+            "the samples are rounds: rounds of one boot share its host's conditions, so on the "
+            "wall clock the test understates the noise between boots and flags changes that are "
+            "not there; give every side two or more runs (compared run by run)");
     // Rows in the order the base has them, then what only later sides have.
     std::vector<const Series*> metric_order;
     std::vector<const HistSeries*> hist_order;
@@ -605,12 +651,15 @@ Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOption
             if (it == e.metrics.end()) {
                 st.error = "missing";
             } else {
-                st.samples = it->samples;
-                auto summary = stats::summarize(st.samples, meta->agg);
-                if (summary)
+                auto samples = test_samples(*it, report.unit);
+                auto summary = samples ? stats::summarize(samples.value(), meta->agg)
+                                       : Result<stats::Summary>(samples.error());
+                if (summary) {
+                    st.samples = std::move(samples.value());
                     st.summary = summary.value();
-                else
+                } else {
                     st.error = summary.error().message();
+                }
             }
             row.sides.push_back(std::move(st));
         }
@@ -724,6 +773,11 @@ std::string method_sentence(const CompareOptions& o) {
         break;
     }
     return "Welch's t-test at " + level + " and " + effect;
+}
+
+std::string unit_sentence(SampleUnit unit) {
+    return unit == SampleUnit::run ? "one sample per run (the mean of its rounds)"
+                             : "one sample per round";
 }
 
 // A table whose columns line up across all rows; a row with one cell is a heading line.
@@ -910,7 +964,7 @@ std::string header_text(const Report& report) {
     std::string out = "initbench compare: " + method_sentence(report.options) + "\nclock: " +
                       report.clock +
                       (report.clock_detail.empty() ? "" : " (-icount " + report.clock_detail + ")") +
-                      "\n";
+                      "; " + unit_sentence(report.unit) + "\n";
     for (const auto& s : report.sides) {
         std::string files;
         for (size_t i = 0; i < s.files.size(); i++)
@@ -956,7 +1010,7 @@ std::string md_escape(const std::string& s) {
 std::string render_markdown(const Report& report) {
     std::ostringstream out;
     out << "**initbench compare** — " << md_escape(method_sentence(report.options)) << "; clock "
-        << report.clock << "\n\n";
+        << report.clock << "; " << unit_sentence(report.unit) << "\n\n";
     for (const auto& s : report.sides)
         out << "- **" << md_escape(s.label) << "**: " << s.files.size() << " run(s), kernel "
             << md_escape(s.kernel_release) << " build-id `" << s.build_id.substr(0, 12) << "`\n";
@@ -1114,6 +1168,7 @@ nlohmann::json report_json(const Report& report) {
             {"confidence", report.options.confidence},
             {"min_effect_pct", report.options.min_effect_pct},
             {"clock", report.clock},
+            {"unit", report.unit == SampleUnit::run ? "run" : "round"},
             {"clock_detail", report.clock_detail},
             {"sides", std::move(sides)},
             {"warnings", report.warnings},
@@ -1257,7 +1312,7 @@ std::string default_label(const std::string& arg, size_t index, size_t count) {
 
 struct CompareCli {
     std::vector<std::string> sides, labels, fail_on, only;
-    std::string format = "auto", method = "welch";
+    std::string format = "auto", method = "welch", unit = "auto";
     double confidence = 0.95, min_effect = 5;
     bool force = false, details = false;
 };
@@ -1326,6 +1381,7 @@ int run_compare(const CompareCli& cli) {
     options.confidence = cli.confidence;
     options.min_effect_pct = cli.min_effect;
     options.force = cli.force;
+    options.unit = cli.unit == "round" ? SampleUnit::round : cli.unit == "run" ? SampleUnit::run : SampleUnit::auto_;
     auto report = compare_sides(sides, options);
     if (!report) {
         std::fprintf(stderr, "initbench compare: refused: %s\n", report.error().message().c_str());
@@ -1360,6 +1416,11 @@ void add_compare_command(CLI::App& app) {
                     "welch: Welch's t-test; lkp: >= 3 samples a side and separated ranges; "
                     "threshold: the minimum effect alone (deterministic clocks)")
         ->check(CLI::IsMember({"welch", "lkp", "threshold"}))
+        ->capture_default_str();
+    cmd->add_option("--unit", cli->unit,
+                    "What one sample is: round, run (a file: the mean of its rounds), or auto "
+                    "(runs when every side has two or more)")
+        ->check(CLI::IsMember({"auto", "round", "run"}))
         ->capture_default_str();
     cmd->add_option("--confidence", cli->confidence, "Confidence level of the tests")
         ->check(CLI::Range(0.5, 0.9999))

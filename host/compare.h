@@ -45,6 +45,9 @@ struct Side {
 };
 
 enum class Method { welch, lkp, threshold };
+// What one sample is: a round, or a run (a results file: the mean of its rounds). Rounds of
+// one boot share its host's conditions, so only runs show the noise between boots.
+enum class SampleUnit { auto_, round, run };
 enum class Better { unknown, higher, lower };
 
 struct CompareOptions {
@@ -52,6 +55,7 @@ struct CompareOptions {
     double confidence = 0.95;
     double min_effect_pct = 5; // changes smaller than this are never significant
     bool force = false;        // compare different experiments (never different clocks)
+    SampleUnit unit = SampleUnit::auto_;   // auto: runs when every side has two or more, else rounds
 };
 
 // A metric's samples on one side, as found in the records.
@@ -62,7 +66,8 @@ struct Series {
     std::string unit;
     stats::Agg agg = stats::Agg::amean;
     Better better = Better::unknown;
-    std::vector<double> samples;
+    std::vector<double> samples; // one per record: a round
+    std::vector<size_t> runs;    // the index of the run each sample came from
 };
 
 // A histogram pooled over a side's records: labels and counts of the same buckets.
@@ -82,8 +87,11 @@ struct Extracted {
 // Every metric and histogram in the runs' records, keyed by the records' structure.
 Extracted extract(const std::vector<RunFile>& runs);
 
+// The samples a test compares: every round, or one mean (by the metric's kind) per run.
+Result<std::vector<double>> test_samples(const Series& s, SampleUnit unit);
+
 struct SideStats {
-    std::vector<double> samples;
+    std::vector<double> samples; // what the test compares: rounds or per-run means
     std::optional<stats::Summary> summary;
     std::string error; // why there is no summary (missing on this side, NaN, ...)
 };
@@ -128,6 +136,7 @@ struct SideInfo {
 struct Report {
     CompareOptions options;
     std::string clock, clock_detail;
+    SampleUnit unit = SampleUnit::round; // as decided for this comparison
     std::vector<SideInfo> sides;
     std::vector<std::string> warnings;
     std::vector<MetricRow> metrics;

@@ -4,12 +4,18 @@
 # scripts/kconfig/merge_config.sh does, no modules. Prints the bzImage's path.
 #   build-kernel.sh tiny          with BTF (every probe can work)
 #   build-kernel.sh tiny-nobtf    without BTF (BTF-dependent features must degrade)
+#   build-kernel.sh --cached VARIANT   print the path only if it is built (else exit 3)
 # Cached under $INITBENCH_CACHE/kernels/VARIANT-HASH, keyed on the source package version
 # and the fragments, so CI rebuilds only when they change.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cache=${INITBENCH_CACHE:-$HOME/.cache/initbench}
-variant=${1:?usage: build-kernel.sh tiny|tiny-nobtf}
+cached_only=0
+if [[ ${1:-} == --cached ]]; then
+    cached_only=1
+    shift
+fi
+variant=${1:?usage: build-kernel.sh [--cached] tiny|tiny-nobtf}
 case $variant in tiny|tiny-nobtf) ;; *) echo "unknown variant $variant" >&2; exit 2;; esac
 
 src_tar=/usr/src/linux-source-6.1.tar.xz
@@ -21,6 +27,7 @@ if [[ -f $out/bzImage ]]; then
     echo "$out/bzImage"
     exit 0
 fi
+[[ $cached_only == 0 ]] || exit 3
 
 work=$cache/kernel-build/linux-source-6.1
 if [[ ! -f $work/Makefile ]]; then

@@ -322,6 +322,51 @@ TEST(Compare, PoolsFilesOfASide) {
     EXPECT_EQ(m->sides[1].summary->n, 4u);
 }
 
+Spec with_clock(Spec s, const std::string& clock) {
+    s.clock = clock;
+    return s;
+}
+
+bool has_warning(const Report& r, const std::string& part) {
+    for (const auto& w : r.warnings)
+        if (w.find(part) != std::string::npos)
+            return true;
+    return false;
+}
+
+TEST(Compare, RunsAreTheSamplesWhenEverySideHasTwoOrMore) {
+    // Rounds agree within a boot, boots disagree: the noise is between boots.
+    std::vector<Side> sides = {
+        Side{"base", {run_of(with_rates({200, 201, 199}, "a1")),
+                      run_of(with_rates({160, 161, 159}, "a2"))}},
+        Side{"new", {run_of(with_rates({190, 191, 189}, "b1")),
+                     run_of(with_rates({150, 151, 149}, "b2"))}}};
+    auto by_run = compare_sides(sides, {});
+    ASSERT_TRUE(by_run.ok());
+    EXPECT_EQ(by_run.value().unit, SampleUnit::run);
+    const MetricRow* m = row(by_run.value(), "fork/ops_per_s");
+    ASSERT_EQ(m->sides[0].samples.size(), 2u);
+    EXPECT_NEAR(m->sides[0].samples[1], 3 / (1 / 160.0 + 1 / 161.0 + 1 / 159.0), 1e-9);
+    EXPECT_FALSE(m->changes[0].significant);
+    EXPECT_FALSE(has_warning(by_run.value(), "the samples are rounds"));
+    // Taking every round as a sample hides that noise; compare says so.
+    CompareOptions rounds;
+    rounds.unit = SampleUnit::round;
+    auto by_round = compare_sides(sides, rounds);
+    ASSERT_TRUE(by_round.ok());
+    EXPECT_EQ(row(by_round.value(), "fork/ops_per_s")->sides[0].samples.size(), 6u);
+    EXPECT_TRUE(has_warning(by_round.value(), "the samples are rounds"));
+}
+
+TEST(Compare, RoundsOfOneIcountRunNeedNoWarning) {
+    Report wall = compare_two(with_rates(scaled(200), "a"), with_rates(scaled(199), "b"));
+    EXPECT_EQ(wall.unit, SampleUnit::round);
+    EXPECT_TRUE(has_warning(wall, "the samples are rounds"));
+    Report icount = compare_two(with_clock(with_rates(scaled(200), "a"), "icount"),
+                                with_clock(with_rates(scaled(199), "b"), "icount"));
+    EXPECT_FALSE(has_warning(icount, "the samples are rounds"));
+}
+
 TEST(Compare, RefusesMixedClocksEvenWithForce) {
     Spec icount = with_rates(scaled(200), "b");
     icount.clock = "icount";
@@ -353,13 +398,6 @@ TEST(Compare, RefusesDifferentExperimentsUnlessForced) {
     auto forced = compare_sides(sides, force);
     ASSERT_TRUE(forced.ok());
     EXPECT_FALSE(forced.value().warnings.empty());
-}
-
-bool has_warning(const Report& r, const std::string& part) {
-    for (const auto& w : r.warnings)
-        if (w.find(part) != std::string::npos)
-            return true;
-    return false;
 }
 
 TEST(Compare, WarnsOnReusedRunIdAndOnTheSameKernelClaimedDifferent) {
