@@ -40,8 +40,9 @@ StepDecision place(double lo, double hi, double limit, int bad_sign, const std::
         return {kBisectBad, figures + "; " + rule + ": bad"};
     if (good)
         return {kBisectGood, figures + "; " + rule + ": good"};
-    return {kBisectSkip, figures + "; " + rule + ": the interval straddles the limit, too noisy "
-                                                "to decide (skip; more boots or rounds help)"};
+    return {kBisectSkip, figures + "; " + rule +
+                             ": the interval straddles the limit, too noisy "
+                             "to decide (skip; more boots or rounds help)"};
 }
 
 } // namespace
@@ -69,10 +70,10 @@ StepDecision decide_against_baseline(std::span<const double> base, std::span<con
                              "rounds or boots, or --clock icount"};
     }
     const double change = (s.value().mean - base_mean) / std::fabs(base_mean) * 100;
-    std::string figures = "mean " + num_text(s.value().mean) + " (n=" + std::to_string(step.size()) +
-                          ") vs baseline " + num_text(base_mean) +
-                          " (n=" + std::to_string(base.size()) + "): " + pct_text(change) +
-                          ", interval [" + pct_text(lo) + ", " + pct_text(hi) + "]";
+    std::string figures =
+        "mean " + num_text(s.value().mean) + " (n=" + std::to_string(step.size()) +
+        ") vs baseline " + num_text(base_mean) + " (n=" + std::to_string(base.size()) +
+        "): " + pct_text(change) + ", interval [" + pct_text(lo) + ", " + pct_text(hi) + "]";
     std::string rule = std::string("bad when ") + (bad_pct < 0 ? "<= " : ">= ") + pct_text(bad_pct);
     return place(lo, hi, bad_pct, bad_pct < 0 ? -1 : 1, figures, rule);
 }
@@ -88,14 +89,15 @@ StepDecision decide_against_threshold(std::span<const double> step, double thres
     const auto& m = s.value();
     std::string figures = "mean " + num_text(m.mean) + " (n=" + std::to_string(m.n) +
                           "), interval [" + num_text(m.lo) + ", " + num_text(m.hi) + "]";
-    std::string rule = std::string("bad when ") + (bad_sign < 0 ? "below " : "above ") +
-                       num_text(threshold);
+    std::string rule =
+        std::string("bad when ") + (bad_sign < 0 ? "below " : "above ") + num_text(threshold);
     return place(m.lo, m.hi, threshold, bad_sign, figures, rule);
 }
 
 namespace {
 
-constexpr const char* kBisectFooter = R"(Use: git bisect run initbench bisect-step [options] -- BUILD COMMAND...
+constexpr const char* kBisectFooter =
+    R"(Use: git bisect run initbench bisect-step [options] -- BUILD COMMAND...
 The build command runs as an argument vector (never through a shell; --build-shell runs a
 shell string you give). Then the kernel is booted --boots times with the kernel parameters
 of --params-file and --param, and the metric is judged.
@@ -280,7 +282,7 @@ Boots boot_all(const BisectCli& cli, const std::vector<std::string>& params) {
 // Everything that can be checked before building: a bad command line aborts the bisection.
 struct Plan {
     std::vector<RunFile> baseline;
-    double bad_pct = 0;  // baseline mode
+    double bad_pct = 0;   // baseline mode
     double threshold = 0; // threshold mode
     int bad_sign = 0;
 };
@@ -379,8 +381,8 @@ int run_step(BisectCli& cli, const char* argv0) {
         // The same checks as `compare`: one clock, one experiment.
         CompareOptions options;
         options.confidence = cli.confidence;
-        auto report = compare_sides({Side{"baseline", p.baseline}, Side{"step", boots.runs}},
-                                    options);
+        auto report =
+            compare_sides({Side{"baseline", p.baseline}, Side{"step", boots.runs}}, options);
         if (!report) {
             say("abort: " + report.error().message());
             return kBisectAbort;
@@ -402,8 +404,9 @@ int run_step(BisectCli& cli, const char* argv0) {
     } else {
         int sign = p.bad_sign;
         if (sign == 0 && metric.value().better == Better::unknown) {
-            say("abort: " + metric.value().id + " does not say whether higher is better: write "
-                                                 "the threshold as <N or >N");
+            say("abort: " + metric.value().id +
+                " does not say whether higher is better: write "
+                "the threshold as <N or >N");
             return kBisectAbort;
         }
         if (sign == 0)
@@ -454,7 +457,9 @@ int parse_and_run(const std::vector<std::string>& remaining) {
     sub.add_option("--accel", cli.accel, "tcg or kvm")
         ->check(CLI::IsMember({"tcg", "kvm"}))
         ->capture_default_str();
-    sub.add_option("--cpus", cli.cpus, "Guest CPUs")->check(CLI::Range(1, 64))->capture_default_str();
+    sub.add_option("--cpus", cli.cpus, "Guest CPUs")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
     sub.add_option("--memory", cli.memory_mb, "Guest memory in MiB")
         ->check(CLI::Range(64, 65536))
         ->capture_default_str();

@@ -51,18 +51,17 @@ const std::set<std::string> kRunOnlySettings = {"rounds", "timeout", "end", "log
 // Record types that carry no measurements.
 const std::set<std::string> kNonMeasurement = {"header", "end", "error", "warning", "kernel"};
 // Strings that name what a record measures (a probe and its function, a counter ...).
-const std::vector<const char*> kIdentityStrings = {"probe",   "function", "name",   "event",
+const std::vector<const char*> kIdentityStrings = {"probe",   "function", "name",    "event",
                                                    "from",    "to",       "kthread", "comm",
-                                                   "counter", "target",   "cmd",    "module"};
+                                                   "counter", "target",   "cmd",     "module"};
 // Numbers that tell records of one phase apart (a tbench sweep's client count ...).
 const std::vector<const char*> kDimensionNumbers = {"clients", "threads", "processes", "tasks",
                                                     "groups",  "pairs",   "size",      "msg_size",
                                                     "bytes",   "cpu",     "instance",  "index"};
 const std::set<std::string> kBookkeeping = {"v", "type", "phase", "round", "seq"};
 // Fields of a record whose "unit" they are in (funclat's avg, min, max, sum in ns).
-const std::set<std::string> kInRecordUnit = {"avg", "min",  "max",    "sum", "mean", "stddev",
-                                             "p50", "p90",  "p95",    "p99", "p999", "median",
-                                             "total"};
+const std::set<std::string> kInRecordUnit = {"avg", "min", "max", "sum",  "mean",   "stddev", "p50",
+                                             "p90", "p95", "p99", "p999", "median", "total"};
 
 std::string icount_option(const json& host) {
     const json* argv = field(host, "qemu_argv");
@@ -282,22 +281,22 @@ private:
         if (h.series.shape_conflict)
             return;
         const size_t n = buckets.size();
-        auto add = [&](double order, std::string label, double count) {
+        auto put = [&](double order, std::string label, double count) {
             auto& bucket = h.buckets[order];
             bucket.first = std::move(label);
             bucket.second += count;
         };
         if (auto under = num_field(v, "under"))
-            add(-1, min ? "<" + format_number(*min) : "under", *under);
+            put(-1, min ? "<" + format_number(*min) : "under", *under);
         for (size_t i = 0; i < n; i++) {
             std::string label = "#" + std::to_string(i);
             if (min && step)
                 label = "[" + format_number(*min + *step * double(i)) + "," +
                         format_number(*min + *step * double(i + 1)) + ")";
-            add(double(i), label, buckets[i].get<double>());
+            put(double(i), label, buckets[i].get<double>());
         }
         if (auto over = num_field(v, "over"))
-            add(double(n), min && step ? ">=" + format_number(*min + *step * double(n)) : "over",
+            put(double(n), min && step ? ">=" + format_number(*min + *step * double(n)) : "over",
                 *over);
     }
 
@@ -591,8 +590,8 @@ namespace {
 SampleUnit choose_unit(const std::vector<Side>& sides, SampleUnit asked) {
     if (asked != SampleUnit::auto_)
         return asked;
-    bool all_pooled = std::all_of(sides.begin(), sides.end(),
-                                  [](const Side& s) { return s.runs.size() >= 2; });
+    bool all_pooled =
+        std::all_of(sides.begin(), sides.end(), [](const Side& s) { return s.runs.size() >= 2; });
     return all_pooled ? SampleUnit::run : SampleUnit::round;
 }
 
@@ -643,7 +642,8 @@ Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOption
     }
 
     for (const Series* meta : metric_order) {
-        MetricRow row{meta->id, meta->group, meta->name, meta->unit, meta->agg, meta->better, {}, {}};
+        MetricRow row{meta->id,  meta->group,  meta->name, meta->unit,
+                      meta->agg, meta->better, {},         {}};
         for (const auto& e : found) {
             SideStats st;
             auto it = std::find_if(e.metrics.begin(), e.metrics.end(),
@@ -777,7 +777,7 @@ std::string method_sentence(const CompareOptions& o) {
 
 std::string unit_sentence(SampleUnit unit) {
     return unit == SampleUnit::run ? "one sample per run (the mean of its rounds)"
-                             : "one sample per round";
+                                   : "one sample per round";
 }
 
 // A table whose columns line up across all rows; a row with one cell is a heading line.
@@ -961,10 +961,10 @@ std::string text_histograms(const Report& report, bool unicode, bool colour) {
 }
 
 std::string header_text(const Report& report) {
-    std::string out = "initbench compare: " + method_sentence(report.options) + "\nclock: " +
-                      report.clock +
-                      (report.clock_detail.empty() ? "" : " (-icount " + report.clock_detail + ")") +
-                      "; " + unit_sentence(report.unit) + "\n";
+    std::string out =
+        "initbench compare: " + method_sentence(report.options) + "\nclock: " + report.clock +
+        (report.clock_detail.empty() ? "" : " (-icount " + report.clock_detail + ")") + "; " +
+        unit_sentence(report.unit) + "\n";
     for (const auto& s : report.sides) {
         std::string files;
         for (size_t i = 0; i < s.files.size(); i++)
@@ -982,13 +982,13 @@ std::string render_text(const Report& report, const RenderOptions& ro) {
     const bool terminal = ro.format == Format::terminal;
     Table t;
     text_metrics(report, ro, t);
-    std::string out =
-        header_text(report) + t.render([](size_t col) { return col < 2; }, terminal);
+    std::string out = header_text(report) + t.render([](size_t col) { return col < 2; }, terminal);
     // Units once per group, after the table so they do not widen its columns.
     std::string units;
     std::set<std::string> seen;
     for (const auto& m : report.metrics)
-        if (auto note = unit_note(m.unit, m.better); !note.empty() && seen.insert(m.name + note).second)
+        if (auto note = unit_note(m.unit, m.better);
+            !note.empty() && seen.insert(m.name + note).second)
             units += "  " + m.name + note + "\n";
     if (!units.empty())
         out += "\nunits:\n" + units;
@@ -1083,16 +1083,24 @@ std::string render_csv(const Report& report) {
         for (size_t i = 0; i < m.sides.size(); i++) {
             const auto& s = m.sides[i].summary;
             const Change* c = i ? &m.changes[i - 1] : nullptr;
-            std::vector<std::string> f = {
-                m.id, m.group, m.name, m.unit, std::string(stats::agg_label(m.agg)),
-                better_name(m.better), std::to_string(i), report.sides[i].label,
-                s ? std::to_string(s->n) : "0", csv_number(s ? std::optional(s->mean) : std::nullopt),
-                csv_number(s ? std::optional(s->stddev) : std::nullopt),
-                csv_number(s ? s->cov : std::nullopt),
-                csv_number(s ? std::optional(s->min) : std::nullopt),
-                csv_number(s ? std::optional(s->max) : std::nullopt), csv_number(c ? c->pct : 0.0),
-                csv_number(c ? c->p : std::nullopt), c && c->significant ? "1" : "0",
-                c ? kind_name(c->kind) : "base"};
+            std::vector<std::string> f = {m.id,
+                                          m.group,
+                                          m.name,
+                                          m.unit,
+                                          std::string(stats::agg_label(m.agg)),
+                                          better_name(m.better),
+                                          std::to_string(i),
+                                          report.sides[i].label,
+                                          s ? std::to_string(s->n) : "0",
+                                          csv_number(s ? std::optional(s->mean) : std::nullopt),
+                                          csv_number(s ? std::optional(s->stddev) : std::nullopt),
+                                          csv_number(s ? s->cov : std::nullopt),
+                                          csv_number(s ? std::optional(s->min) : std::nullopt),
+                                          csv_number(s ? std::optional(s->max) : std::nullopt),
+                                          csv_number(c ? c->pct : 0.0),
+                                          csv_number(c ? c->p : std::nullopt),
+                                          c && c->significant ? "1" : "0",
+                                          c ? kind_name(c->kind) : "base"};
             for (size_t k = 0; k < f.size(); k++)
                 out += (k ? "," : "") + csv_field(f[k]);
             out += "\n";
@@ -1196,7 +1204,8 @@ std::string render(const Report& report, const RenderOptions& options) {
 Result<FailRule> parse_fail_rule(std::string_view text) {
     auto colon = text.rfind(':');
     if (colon == std::string_view::npos || colon == 0)
-        return Error{"--fail-on '" + std::string(text) + "': expected METRIC:+N%, METRIC:-N% or METRIC:N%"};
+        return Error{"--fail-on '" + std::string(text) +
+                     "': expected METRIC:+N%, METRIC:-N% or METRIC:N%"};
     FailRule rule;
     rule.text = std::string(text);
     rule.pattern = std::string(text.substr(0, colon));
@@ -1254,9 +1263,10 @@ RuleOutcome apply_fail_rules(const Report& report, const std::vector<FailRule>& 
 
 namespace {
 
-constexpr const char* kCompareHelp = R"(Each SIDE is a results file, several joined by commas, or a
-directory of *.json files; the files of a side are pooled (every round of every run is one
-sample). The first SIDE is the base; every other one is compared with it.
+constexpr const char* kCompareHelp = R"(Each SIDE is a results file, several joined by commas, or a directory of *.json
+files; the files of a side are pooled. The first SIDE is the base; every other one is
+compared with it. A sample is one run (the mean of its rounds) when every side has two runs
+or more, else one round (--unit). Details: docs/compare.md.
 
 Exit codes:
   0  compared; no --fail-on rule fired
@@ -1359,11 +1369,12 @@ int run_compare(const CompareCli& cli) {
     }
     std::vector<Side> sides;
     for (size_t i = 0; i < cli.sides.size(); i++) {
-        std::string label = cli.labels.empty() ? default_label(cli.sides[i], i, cli.sides.size())
-                                               : cli.labels[i];
+        std::string label =
+            cli.labels.empty() ? default_label(cli.sides[i], i, cli.sides.size()) : cli.labels[i];
         auto side = load_side(cli.sides[i], label);
         if (!side) {
-            std::fprintf(stderr, "initbench compare: refused: %s\n", side.error().message().c_str());
+            std::fprintf(stderr, "initbench compare: refused: %s\n",
+                         side.error().message().c_str());
             return kCompareRefused;
         }
         sides.push_back(std::move(side.value()));
@@ -1381,7 +1392,9 @@ int run_compare(const CompareCli& cli) {
     options.confidence = cli.confidence;
     options.min_effect_pct = cli.min_effect;
     options.force = cli.force;
-    options.unit = cli.unit == "round" ? SampleUnit::round : cli.unit == "run" ? SampleUnit::run : SampleUnit::auto_;
+    options.unit = cli.unit == "round" ? SampleUnit::round
+                   : cli.unit == "run" ? SampleUnit::run
+                                       : SampleUnit::auto_;
     auto report = compare_sides(sides, options);
     if (!report) {
         std::fprintf(stderr, "initbench compare: refused: %s\n", report.error().message().c_str());

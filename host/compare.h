@@ -31,8 +31,8 @@ struct RunFile {
     std::string clock_detail; // QEMU's -icount option, "" otherwise
     std::string kernel_release, build_id, cmdline, kernel_sha256, image_sha256;
     nlohmann::json experiment = nlohmann::json::object(); // what must match to compare
-    size_t kernel_events = 0;             // WARN/oops/BUG records
-    std::vector<nlohmann::json> records;  // the measurement records, in order
+    size_t kernel_events = 0;                             // WARN/oops/BUG records
+    std::vector<nlohmann::json> records;                  // the measurement records, in order
 };
 
 // The text of a results document (never throws: the fuzz target's entry point).
@@ -53,9 +53,9 @@ enum class Better { unknown, higher, lower };
 struct CompareOptions {
     Method method = Method::welch;
     double confidence = 0.95;
-    double min_effect_pct = 5; // changes smaller than this are never significant
-    bool force = false;        // compare different experiments (never different clocks)
-    SampleUnit unit = SampleUnit::auto_;   // auto: runs when every side has two or more, else rounds
+    double min_effect_pct = 5;           // changes smaller than this are never significant
+    bool force = false;                  // compare different experiments (never different clocks)
+    SampleUnit unit = SampleUnit::auto_; // auto: runs when every side has two or more, else rounds
 };
 
 // A metric's samples on one side, as found in the records.

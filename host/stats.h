@@ -22,9 +22,9 @@ std::string_view agg_label(Agg agg); // "Amean", "Hmean", "Gmean" as mmtests pri
 
 struct Summary {
     size_t n = 0;
-    double mean = 0;   // by the aggregation kind
-    double amean = 0;  // arithmetic, what the tests compare
-    double stddev = 0; // sample standard deviation (n - 1), 0 for one sample
+    double mean = 0;           // by the aggregation kind
+    double amean = 0;          // arithmetic, what the tests compare
+    double stddev = 0;         // sample standard deviation (n - 1), 0 for one sample
     std::optional<double> cov; // stddev / |amean|, none when amean is 0
     double min = 0, max = 0;
 };

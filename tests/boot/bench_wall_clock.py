@@ -15,7 +15,6 @@ Run from the source tree after a build:
         [--dir DIR]   keep the boots' results there and reuse them on the next run
 """
 import argparse
-import copy
 import json
 import random
 import subprocess
@@ -88,7 +87,8 @@ def resampled(a, rounds, trials, workdir):
     rng = random.Random(6)
     print(f"\n2. random disjoint sets of k A boots against k other A boots scaled by (1 - e), "
           f"{trials} draws each:")
-    print(f"{'k':>3} {'rounds':>6}   " + "   ".join(f"{'e=' + format(e, '.0%'):>14}" for e in effects))
+    heads = "   ".join(f"{'e=' + format(e, '.0%'):>14}" for e in effects)
+    print(f"{'k':>3} {'rounds':>6}   {heads}")
     for k in range(1, len(a) // 2 + 1):
         cells = []
         for e in effects:

@@ -5,7 +5,6 @@ The experiment is a fork load with `nokaslr norandmaps`: with the address-space 
 the icount clock gives the same fork rate on every boot of a kernel (DESIGN.md, README), so one
 boot per bisect step decides. The slowdown is real and kernel-side: `slub_debug=FZPU`."""
 import json
-import os
 import subprocess
 import tempfile
 import unittest
@@ -159,13 +158,15 @@ class BisectIcount(unittest.TestCase):
         self.assertEqual(len(list(self.saved.glob("*.json"))), len(steps))
 
     def test_compare_flags_the_slow_kernel(self):
-        slow = [p for p in self.saved.glob("*.json")
-                if "slub_debug=FZPU" in json.loads(p.read_text())["records"][0]["kernel"]["cmdline"]]
+        def cmdline(path):
+            return json.loads(path.read_text())["records"][0]["kernel"]["cmdline"]
+        slow = [p for p in self.saved.glob("*.json") if "slub_debug=FZPU" in cmdline(p)]
         self.assertTrue(slow, "a step booted the slow kernel")
         p = initbench("compare", "--format", "text", str(self.baseline), str(slow[0]),
                       "--method", "threshold", "--fail-on", "fork/ops_per_s:-15%")
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-        self.assertRegex(p.stdout, r"Hmean +ops_per_s +[\d.]+ +\( +0\.00%\) +[\d.]+ +\* +-\d+\.\d\d%\*")
+        self.assertRegex(p.stdout,
+                         r"Hmean +ops_per_s +[\d.]+ +\( +0\.00%\) +[\d.]+ +\* +-\d+\.\d\d%\*")
         self.assertIn("FAIL fork/ops_per_s:-15%", p.stderr)
 
 

@@ -184,7 +184,9 @@ class ManySleepers(BootTest):
         self.assertEqual(sleep["failures"]["task_create"], 0)
         self.assertEqual(sleep["tasks"]["peak_sampled"], 15000 + sleep["load"]["params"]["workers"])
         self.assertGreater(sleep["ops"], 0)
-        self.assertGreater(min(sleep["samples"]["ops_per_s"]), 0)
+        # Sleepers that sleep 1 s may all wake within one 0.25 s sample: some samples are 0.
+        self.assertGreater(len(sleep["samples"]["ops_per_s"]), 1)
+        self.assertGreater(max(sleep["samples"]["ops_per_s"]), 0)
         self.assert_nothing_left()
 
 

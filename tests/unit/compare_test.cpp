@@ -60,22 +60,26 @@ json make_doc(const Spec& s) {
                                {"unit", "forks/s"},
                                {"agg", "hmean"},
                                {"better", "higher"}}}}}});
-        records.push_back(
-            {{"v", 1},
-             {"type", "probe"},
-             {"phase", "fork"},
-             {"round", r},
-             {"probe", "funclat"},
-             {"function", "kernel_clone"},
-             {"supported", true},
-             {"mechanism", "fentry/fexit"},
-             {"unit", "ns"},
-             {"count", 100},
-             {"avg", s.latency_ns * kJitter[r % kJitter.size()]},
-             {"log2", {{1048576, 60}, {2097152, 40}}},
-             {"linear",
-              {{"unit", "us"}, {"min", 0}, {"step", 5}, {"max", 10}, {"under", 0}, {"over", 1},
-               {"buckets", {50, 49}}}}});
+        records.push_back({{"v", 1},
+                           {"type", "probe"},
+                           {"phase", "fork"},
+                           {"round", r},
+                           {"probe", "funclat"},
+                           {"function", "kernel_clone"},
+                           {"supported", true},
+                           {"mechanism", "fentry/fexit"},
+                           {"unit", "ns"},
+                           {"count", 100},
+                           {"avg", s.latency_ns * kJitter[r % kJitter.size()]},
+                           {"log2", {{1048576, 60}, {2097152, 40}}},
+                           {"linear",
+                            {{"unit", "us"},
+                             {"min", 0},
+                             {"step", 5},
+                             {"max", 10},
+                             {"under", 0},
+                             {"over", 1},
+                             {"buckets", {50, 49}}}}});
     }
     for (const auto& r : s.extra_records)
         records.push_back(r);
@@ -131,8 +135,8 @@ const MetricRow* row(const Report& r, const std::string& id) {
 }
 
 Report compare_two(const Spec& a, const Spec& b, CompareOptions o = {}) {
-    auto r = compare_sides({Side{"base", {run_of(a, "a.json")}}, Side{"new", {run_of(b, "b.json")}}},
-                           o);
+    auto r =
+        compare_sides({Side{"base", {run_of(a, "a.json")}}, Side{"new", {run_of(b, "b.json")}}}, o);
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message());
     return r.ok() ? r.value() : Report{};
 }
@@ -197,8 +201,7 @@ TEST(Extract, PhaseMetricsAndProbeFieldsByStructure) {
     EXPECT_EQ(e.metrics[1].unit, "ns");
     ASSERT_EQ(e.histograms.size(), 2u);
     EXPECT_EQ(e.histograms[0].id, "fork/funclat:kernel_clone/linear");
-    EXPECT_EQ(e.histograms[0].labels,
-              (std::vector<std::string>{"<0", "[0,5)", "[5,10)", ">=10"}));
+    EXPECT_EQ(e.histograms[0].labels, (std::vector<std::string>{"<0", "[0,5)", "[5,10)", ">=10"}));
     EXPECT_EQ(e.histograms[0].counts, (V{0, 150, 147, 3})); // pooled over 3 rounds
     EXPECT_EQ(e.histograms[1].id, "fork/funclat:kernel_clone/log2");
     EXPECT_EQ(e.histograms[1].counts, (V{180, 120}));
@@ -216,11 +219,14 @@ TEST(Extract, DistinguishingFieldsAndRepeatedPhasesMakeSeparateGroups) {
                                        {"metrics", {{"ops_per_s", 1000.0 * clients + round}}}});
     // The same phase twice in one round (phases=none,fork,none): told apart by order.
     for (double v : {1.0, 2.0})
-        s.extra_records.push_back({{"type", "phase"}, {"phase", "cpu"}, {"round", 0},
-                                   {"metrics", {{"x", v}}}});
+        s.extra_records.push_back(
+            {{"type", "phase"}, {"phase", "cpu"}, {"round", 0}, {"metrics", {{"x", v}}}});
     // A record type nobody told compare about: its numbers are found all the same.
-    s.extra_records.push_back({{"type", "schedstat"}, {"phase", "tcp"}, {"round", 0},
-                               {"cpu", 1}, {"domain0", {{"lb_count", 12}, {"note", "x"}}}});
+    s.extra_records.push_back({{"type", "schedstat"},
+                               {"phase", "tcp"},
+                               {"round", 0},
+                               {"cpu", 1},
+                               {"domain0", {{"lb_count", 12}, {"note", "x"}}}});
     Extracted e = extract({run_of(s)});
     std::map<std::string, V> by_id;
     for (const auto& m : e.metrics)
@@ -235,11 +241,14 @@ TEST(Extract, DistinguishingFieldsAndRepeatedPhasesMakeSeparateGroups) {
 TEST(Extract, UnsupportedProbeAndUnmeasuredMetricGiveNoSamples) {
     Spec s;
     s.rates = {};
-    s.extra_records.push_back({{"type", "probe"}, {"phase", "fork"}, {"probe", "funclat"},
-                               {"function", "task_mm_cid_work"}, {"supported", false},
+    s.extra_records.push_back({{"type", "probe"},
+                               {"phase", "fork"},
+                               {"probe", "funclat"},
+                               {"function", "task_mm_cid_work"},
+                               {"supported", false},
                                {"reason", "not in BTF"}});
-    s.extra_records.push_back({{"type", "counters"}, {"phase", "fork"},
-                               {"metrics", {{"cycles", {{"unit", "cycles"}}}}}});
+    s.extra_records.push_back(
+        {{"type", "counters"}, {"phase", "fork"}, {"metrics", {{"cycles", {{"unit", "cycles"}}}}}});
     EXPECT_TRUE(extract({run_of(s)}).metrics.empty());
 }
 
@@ -312,10 +321,11 @@ TEST(Compare, LkpRuleIsStricter) {
 }
 
 TEST(Compare, PoolsFilesOfASide) {
-    auto r = compare_sides({Side{"base", {run_of(with_rates(scaled(200, 3), "a1")),
-                                          run_of(with_rates(scaled(201, 2), "a2"))}},
-                            Side{"new", {run_of(with_rates(scaled(150, 4), "b1"), "b")}}},
-                           {});
+    auto r = compare_sides(
+        {Side{"base",
+              {run_of(with_rates(scaled(200, 3), "a1")), run_of(with_rates(scaled(201, 2), "a2"))}},
+         Side{"new", {run_of(with_rates(scaled(150, 4), "b1"), "b")}}},
+        {});
     ASSERT_TRUE(r.ok());
     const MetricRow* m = row(r.value(), "fork/ops_per_s");
     EXPECT_EQ(m->sides[0].summary->n, 5u);
@@ -336,11 +346,12 @@ bool has_warning(const Report& r, const std::string& part) {
 
 TEST(Compare, RunsAreTheSamplesWhenEverySideHasTwoOrMore) {
     // Rounds agree within a boot, boots disagree: the noise is between boots.
-    std::vector<Side> sides = {
-        Side{"base", {run_of(with_rates({200, 201, 199}, "a1")),
-                      run_of(with_rates({160, 161, 159}, "a2"))}},
-        Side{"new", {run_of(with_rates({190, 191, 189}, "b1")),
-                     run_of(with_rates({150, 151, 149}, "b2"))}}};
+    std::vector<Side> sides = {Side{"base",
+                                    {run_of(with_rates({200, 201, 199}, "a1")),
+                                     run_of(with_rates({160, 161, 159}, "a2"))}},
+                               Side{"new",
+                                    {run_of(with_rates({190, 191, 189}, "b1")),
+                                     run_of(with_rates({150, 151, 149}, "b2"))}}};
     auto by_run = compare_sides(sides, {});
     ASSERT_TRUE(by_run.ok());
     EXPECT_EQ(by_run.value().unit, SampleUnit::run);
@@ -381,7 +392,8 @@ TEST(Compare, RefusesMixedClocksEvenWithForce) {
     }
     Spec shift7 = icount;
     shift7.icount = "shift=7";
-    EXPECT_FALSE(compare_sides({Side{"a", {run_of(icount)}}, Side{"b", {run_of(shift7)}}}, {}).ok());
+    EXPECT_FALSE(
+        compare_sides({Side{"a", {run_of(icount)}}, Side{"b", {run_of(shift7)}}}, {}).ok());
 }
 
 TEST(Compare, RefusesDifferentExperimentsUnlessForced) {
@@ -418,7 +430,9 @@ TEST(Render, TextLooksLikeMmtests) {
     Report r = compare_two(with_rates(scaled(12846.32, 5), "a"),
                            with_rates(scaled(11627.27, 5), "b", "bb"));
     std::string text = render(r, {Format::text, false});
-    EXPECT_TRUE(std::regex_search(text, std::regex(R"(Hmean +ops_per_s +12846\.\d\d +\( +0\.00%\) +11627\.\d\d +\* +-9\.\d\d%\*)")))
+    EXPECT_TRUE(std::regex_search(
+        text,
+        std::regex(R"(Hmean +ops_per_s +12846\.\d\d +\( +0\.00%\) +11627\.\d\d +\* +-9\.\d\d%\*)")))
         << text;
     EXPECT_NE(text.find("Stddev"), std::string::npos);
     EXPECT_NE(text.find("CoeffVar"), std::string::npos);
