@@ -2,6 +2,9 @@
 
 #include "bpf/kernel_symbols.h"
 
+#include <cerrno>
+#include <cstring>
+
 namespace initbench {
 
 const char* mechanism_name(Mechanism m) {
@@ -51,6 +54,27 @@ std::optional<Mechanism> attach_functions(const std::vector<std::string>& functi
     }
     reason = "fentry: " + fentry_why + "; kprobe: " + kprobe_why;
     return std::nullopt;
+}
+
+void select_hooks(const std::vector<FunctionHook>& hooks, Mechanism m) {
+    const bool fentry = m == Mechanism::fentry;
+    for (const auto& h : hooks) {
+        bpf_program__set_autoload(h.fentry, fentry);
+        bpf_program__set_autoload(h.kprobe, !fentry);
+        if (fentry)
+            bpf_program__set_attach_target(h.fentry, 0, h.function.c_str());
+    }
+}
+
+bool attach_kprobes(const std::vector<FunctionHook>& hooks, std::string& why) {
+    for (const auto& h : hooks) {
+        *h.kprobe_link = bpf_program__attach_kprobe(h.kprobe, h.retprobe, h.function.c_str());
+        if (!*h.kprobe_link) {
+            why = std::string(h.retprobe ? "kretprobe " : "kprobe ") + h.function + ": " + std::strerror(errno);
+            return false;
+        }
+    }
+    return true;
 }
 
 } // namespace initbench

@@ -3,6 +3,7 @@
 // "unsupported" with the reason from each attempt.
 #pragma once
 
+#include <bpf/libbpf.h>
 #include <functional>
 #include <optional>
 #include <string>
@@ -20,5 +21,21 @@ std::optional<Mechanism> attach_functions(const std::vector<std::string>& functi
                                           std::string& reason);
 
 const char* mechanism_name(Mechanism m); // "fentry/fexit" | "kprobe/kretprobe"
+
+// One kernel function hooked by a pair of programs in a skeleton: its fentry (or fexit)
+// program and its kprobe (or kretprobe) twin; only the pair of the chosen mechanism loads.
+struct FunctionHook {
+    bpf_program* fentry;
+    bpf_program* kprobe;
+    bpf_link** kprobe_link; // the skeleton's slot, so that its destroy frees the link
+    std::string function;
+    bool retprobe = false;
+};
+
+// Before load: turns on the programs of mechanism m, and points the fentry ones at their
+// functions.
+void select_hooks(const std::vector<FunctionHook>& hooks, Mechanism m);
+// After load, for kprobes (fentry programs attach with the skeleton): false + why.
+bool attach_kprobes(const std::vector<FunctionHook>& hooks, std::string& why);
 
 } // namespace initbench

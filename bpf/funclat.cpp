@@ -100,23 +100,18 @@ private:
                                                                   : FUNCLAT_SUBTRACT_NONE;
         // Subtracting switched-out time needs the BTF-typed sched_switch tracepoint.
         bpf_program__set_autoload(skel->progs.on_switch, options_.subtract != "none");
-        bool fentry = m == Mechanism::fentry;
-        bpf_program__set_autoload(skel->progs.fentry_entry, fentry);
-        bpf_program__set_autoload(skel->progs.fexit_exit, fentry);
-        bpf_program__set_autoload(skel->progs.kprobe_entry, !fentry);
-        bpf_program__set_autoload(skel->progs.kretprobe_exit, !fentry);
-        if (fentry) {
-            bpf_program__set_attach_target(skel->progs.fentry_entry, 0, fn_.c_str());
-            bpf_program__set_attach_target(skel->progs.fexit_exit, 0, fn_.c_str());
-        }
+        const bool fentry = m == Mechanism::fentry;
+        const std::vector<FunctionHook> hooks = {
+            {skel->progs.fentry_entry, skel->progs.kprobe_entry, &skel->links.kprobe_entry, fn_, false},
+            {skel->progs.fexit_exit, skel->progs.kretprobe_exit, &skel->links.kretprobe_exit, fn_, true}};
+        select_hooks(hooks, m);
         if (int err = funclat_bpf__load(skel.get()); err) {
             reason = "load: " + log.last_or(std::strerror(-err));
             return false;
         }
         if (fentry) {
             if (int err = funclat_bpf__attach(skel.get()); err) {
-                reason = "attach: " + log.last_or(std::strerror(-err)) + " (errno " +
-                          std::to_string(-err) + ")";
+                reason = "attach: " + log.last_or(std::strerror(-err)) + " (errno " + std::to_string(-err) + ")";
                 return false;
             }
         } else {
@@ -127,10 +122,9 @@ private:
                     return false;
                 }
             }
-            skel->links.kprobe_entry = bpf_program__attach_kprobe(skel->progs.kprobe_entry, false, fn_.c_str());
-            skel->links.kretprobe_exit = bpf_program__attach_kprobe(skel->progs.kretprobe_exit, true, fn_.c_str());
-            if (!skel->links.kprobe_entry || !skel->links.kretprobe_exit) {
-                reason = "attach: " + log.last_or(std::strerror(errno));
+            std::string why;
+            if (!attach_kprobes(hooks, why)) {
+                reason = "attach: " + log.last_or(why);
                 return false;
             }
         }

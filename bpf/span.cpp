@@ -95,31 +95,22 @@ private:
             why = "open: " + log.last_or(std::strerror(errno));
             return false;
         }
-        bool fentry = m == Mechanism::fentry;
-        bpf_program__set_autoload(skel->progs.fentry_from, fentry);
-        bpf_program__set_autoload(skel->progs.fentry_to, fentry);
-        bpf_program__set_autoload(skel->progs.kprobe_from, !fentry);
-        bpf_program__set_autoload(skel->progs.kprobe_to, !fentry);
-        if (fentry) {
-            bpf_program__set_attach_target(skel->progs.fentry_from, 0, from_.c_str());
-            bpf_program__set_attach_target(skel->progs.fentry_to, 0, to_.c_str());
-        }
+        const std::vector<FunctionHook> hooks = {
+            {skel->progs.fentry_from, skel->progs.kprobe_from, &skel->links.kprobe_from, from_, false},
+            {skel->progs.fentry_to, skel->progs.kprobe_to, &skel->links.kprobe_to, to_, false}};
+        select_hooks(hooks, m);
         if (int err = span_bpf__load(skel.get()); err) {
             why = "load: " + log.last_or(std::strerror(-err));
             return false;
         }
-        if (fentry) {
+        if (m == Mechanism::fentry) {
             if (int err = span_bpf__attach(skel.get()); err) {
                 why = "attach: " + log.last_or(std::strerror(-err)) + " (errno " + std::to_string(-err) + ")";
                 return false;
             }
-        } else {
-            skel->links.kprobe_from = bpf_program__attach_kprobe(skel->progs.kprobe_from, false, from_.c_str());
-            skel->links.kprobe_to = bpf_program__attach_kprobe(skel->progs.kprobe_to, false, to_.c_str());
-            if (!skel->links.kprobe_from || !skel->links.kprobe_to) {
-                why = "attach: " + log.last_or(std::strerror(errno));
-                return false;
-            }
+        } else if (std::string kprobe_why; !attach_kprobes(hooks, kprobe_why)) {
+            why = "attach: " + log.last_or(kprobe_why);
+            return false;
         }
         skel_ = std::move(skel);
         return true;

@@ -137,6 +137,11 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "initbench: --clock icount needs TCG\n");
             return initbench::kExitUsage;
         }
+        if (run.boot.icount && run.boot.cpus > 1) {
+            // QEMU 7.2's icount scheduler stops running the second vCPU (docs/compare.md).
+            std::fprintf(stderr, "initbench: --clock icount works with one CPU only\n");
+            return initbench::kExitUsage;
+        }
         if (run.boot.icount)
             run.accel = initbench::AccelChoice::tcg;
         run.echo = progress || ::isatty(2);
