@@ -9,9 +9,13 @@ seconds=${1:-20}
 work=${2:-$(mktemp -d /tmp/initbench-fuzz.XXXXXX)}
 mkdir -p "$work"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I"$here")
-for target in config log; do
+# The results reader is host code: it brings the compare/stats sources with it.
+host_sources=("$here/host/compare.cpp" "$here/host/stats.cpp")
+for target in config log results; do
     bin=$work/fuzz_$target
-    clang++-14 "${flags[@]}" "$here/tests/fuzz/fuzz_$target.cpp" "$here"/common/*.cpp -o "$bin"
+    extra=()
+    [[ $target == results ]] && extra=("${host_sources[@]}")
+    clang++-14 "${flags[@]}" "$here/tests/fuzz/fuzz_$target.cpp" "$here"/common/*.cpp "${extra[@]}" -o "$bin"
     corpus=$work/corpus_$target
     mkdir -p "$corpus"
     cp -n "$here/tests/fuzz/corpus/$target"/* "$corpus/" 2>/dev/null || true
