@@ -74,6 +74,20 @@ class Probes(unittest.TestCase):
         self.assertEqual(k["clk_tck"], 100)
 
 
+class WakeupsUnderThreads(unittest.TestCase):
+    """The mm_cid thread's @threads/@processes: a thread load wakes many distinct tasks."""
+
+    def test_thread_load_wakes_distinct_threads(self):
+        r = bootlib.run("initbench.phases=thread", "initbench.duration=1", "initbench.workers=2",
+                        "initbench.thread.threads=8", "initbench.wakeups=1")
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        w = probe(r, "wakeups", "thread")
+        self.assertTrue(w["supported"], w.get("reason"))
+        self.assertGreater(w["threads"], 8, w)
+        self.assertGreaterEqual(w["processes"], 2, w)
+        self.assertGreaterEqual(w["threads"], w["processes"])
+
+
 class ProbeFallbacks(unittest.TestCase):
     """The kernel cannot, or the user forces another path: the run goes on and says so."""
 
