@@ -12,10 +12,11 @@ extern const LoadSpec thread_load;
 extern const LoadSpec pipe_load;
 extern const LoadSpec tcp_load;
 extern const LoadSpec sleep_load;
+extern const LoadSpec syscall_load;
 
 const std::vector<const LoadSpec*>& load_registry() {
     static const std::vector<const LoadSpec*> loads = {&cpu_load,  &fork_load, &thread_load,
-                                                       &pipe_load, &tcp_load,  &sleep_load};
+                                                       &pipe_load, &tcp_load,  &sleep_load, &syscall_load};
     return loads;
 }
 
