@@ -61,6 +61,10 @@ void run_init(Run& run) {
     ConfigResult cfg = load_settings(cmdline);
     run.end = end_action_from(cfg.config.str("end"));
     run.console.set_summary_format(cfg.config.str("format"));
+    // Kernel chatter on the console can land inside a record line: quieten it before the
+    // first record (a refused value keeps the default level); the interesting kernel
+    // messages are read from /dev/kmsg and reported as records.
+    ::klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, nullptr, static_cast<int>(cfg.config.uint("loglevel")));
     emit_header(run, cfg.config.to_json());
 
     for (const auto& f : bringup.failures) {
@@ -83,10 +87,6 @@ void run_init(Run& run) {
         run.status = "error";
         return;
     }
-
-    // Kernel chatter on the console can land inside a record line: quieten it for the run;
-    // the interesting kernel messages are read from /dev/kmsg and reported as records.
-    ::klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, nullptr, static_cast<int>(cfg.config.uint("loglevel")));
 
     Watchdog watchdog(cfg.config.seconds("timeout"), [&run] {
         run.console.error("watchdog", "the run did not finish within initbench.timeout", "timeout");
