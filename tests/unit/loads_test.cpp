@@ -101,7 +101,7 @@ TEST(LoadRegistry, EveryLoadDescribesItself) {
         }
         EXPECT_EQ(find_load(l->name), l);
     }
-    EXPECT_EQ(names, (std::set<std::string_view>{"cpu", "fork", "thread", "pipe", "tcp", "sleep"}));
+    EXPECT_EQ(names, (std::set<std::string_view>{"cpu", "fork", "thread", "pipe", "tcp", "sleep", "syscall"}));
     EXPECT_EQ(find_load("bogus"), nullptr);
 }
 
