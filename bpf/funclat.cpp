@@ -34,12 +34,8 @@ public:
     bool supported() const override { return skel_ != nullptr; }
 
     nlohmann::json describe() const override {
-        nlohmann::json d{{"probe", "funclat"}, {"function", fn_}, {"supported", supported()}};
-        if (supported())
-            d["mechanism"] = mechanism_name(mech_);
-        d["subtract"] = options_.subtract;
-        if (!reason_.empty())
-            d[supported() ? "fallback_reason" : "reason"] = reason_;
+        nlohmann::json d{{"probe", "funclat"}, {"function", fn_}, {"subtract", options_.subtract}};
+        describe_attach(d, supported(), mechanism_name(mech_), reason_);
         return d;
     }
 

@@ -13,6 +13,17 @@
 
 namespace initbench {
 
+// The attach fields every probe record shares: the mechanism when it is supported; the
+// reason it is not, or why it fell back.
+inline void describe_attach(nlohmann::json& d, bool supported, const std::string& mechanism,
+                            const std::string& reason) {
+    d["supported"] = supported;
+    if (supported)
+        d["mechanism"] = mechanism;
+    if (!reason.empty())
+        d[supported ? "fallback_reason" : "reason"] = reason;
+}
+
 class Probe {
 public:
     virtual ~Probe() = default;

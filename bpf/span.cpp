@@ -35,11 +35,8 @@ public:
     bool supported() const override { return skel_ != nullptr; }
 
     nlohmann::json describe() const override {
-        nlohmann::json d{{"probe", "span"}, {"from", from_}, {"to", to_}, {"supported", supported()}};
-        if (supported())
-            d["mechanism"] = mechanism_name(mech_);
-        if (!reason_.empty())
-            d[supported() ? "fallback_reason" : "reason"] = reason_;
+        nlohmann::json d{{"probe", "span"}, {"from", from_}, {"to", to_}};
+        describe_attach(d, supported(), mechanism_name(mech_), reason_);
         return d;
     }
 

@@ -56,11 +56,8 @@ public:
     bool supported() const override { return skel_ != nullptr; }
 
     nlohmann::json describe() const override {
-        nlohmann::json d{{"probe", "wakeups"}, {"supported", supported()}};
-        if (supported())
-            d["mechanism"] = btf_ ? "tp_btf/sched_wakeup" : "tracepoint/sched/sched_wakeup";
-        if (!reason_.empty())
-            d[supported() ? "fallback_reason" : "reason"] = reason_;
+        nlohmann::json d{{"probe", "wakeups"}};
+        describe_attach(d, supported(), btf_ ? "tp_btf/sched_wakeup" : "tracepoint/sched/sched_wakeup", reason_);
         return d;
     }
 
