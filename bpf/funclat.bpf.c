@@ -3,40 +3,21 @@
  * fentry/fexit and kprobe/kretprobe programs live side by side; the loader keeps the pair
  * the kernel supports and turns the other off before load. A sched_switch program, loaded
  * only when asked, takes the time a thread spent switched out inside the call off its
- * duration, however many times that happened. */
+ * duration, however many times that happened: the BTF-typed one in funclat_switch.bpf.c,
+ * or, on a kernel without BTF, the classic tracepoint here. Nothing in this object has
+ * CO-RE relocations, so it loads without vmlinux BTF. */
 #include <stdbool.h>
 #include <linux/bpf.h>
-#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "bpf/funclat.h"
+#include "bpf/funclat_calls.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-/* Only the fields used, relocated by CO-RE against the running kernel's BTF. */
-struct task_struct {
-    int pid;
-} __attribute__((preserve_access_index));
 
 const volatile unsigned long long lin_min_ns = 0;
 const volatile unsigned long long lin_step_ns = 1000;
 const volatile unsigned int lin_buckets = 10;
-const volatile unsigned int subtract = FUNCLAT_SUBTRACT_NONE;
-
-struct call {
-    __u64 start;
-    __u64 out_since;   /* when the thread was switched out, 0 while on CPU */
-    __u64 out_total;   /* switched-out time to subtract so far */
-    __u32 switches;
-};
-
-struct {
-    __uint(type, BPF_MAP_TYPE_HASH);
-    __uint(max_entries, FUNCLAT_MAX_THREADS);
-    __type(key, __u32); /* thread id */
-    __type(value, struct call);
-} calls SEC(".maps");
 
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -64,11 +45,12 @@ static __always_inline unsigned int log2_slot(__u64 v) {
 static __always_inline int on_entry(void) {
     __u32 tid = (__u32)bpf_get_current_pid_tgid();
     struct call c = {.start = bpf_ktime_get_ns()};
-    if (bpf_map_update_elem(&calls, &tid, &c, BPF_ANY) != 0) {
-        struct funclat_hist *h = this_cpu_hist();
-        if (h)
-            h->missed++;
-    }
+    struct funclat_hist *h = this_cpu_hist();
+    if (!h)
+        return 0;
+    h->entries++;
+    if (bpf_map_update_elem(&calls, &tid, &c, BPF_ANY) != 0)
+        h->missed++;
     return 0;
 }
 
@@ -128,22 +110,23 @@ int BPF_KPROBE(kprobe_entry) { return on_entry(); }
 SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_exit) { return on_exit(); }
 
-/* sched_switch's first three arguments have been (preempt, prev, next) since BTF-enabled
- * tracepoints exist; later kernels only appended prev_state. */
-SEC("tp_btf/sched_switch")
-int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next) {
-    __u64 now = bpf_ktime_get_ns();
-    __u32 prev_tid = BPF_CORE_READ(prev, pid);
-    __u32 next_tid = BPF_CORE_READ(next, pid);
-    struct call *c = bpf_map_lookup_elem(&calls, &prev_tid);
-    if (c && (subtract == FUNCLAT_SUBTRACT_OFFCPU || preempt)) {
-        c->out_since = now;
-        c->switches++;
-    }
-    c = bpf_map_lookup_elem(&calls, &next_tid);
-    if (c && c->out_since) {
-        c->out_total += now - c->out_since;
-        c->out_since = 0;
-    }
+/* The classic record: the common header, then prev's comm, pid, prio and state, then
+ * next's comm, pid and prio; the layout has not changed since 4.x. It has no preempt flag:
+ * a switch that leaves the task runnable (state 0, or TASK_REPORT_MAX, 0x100, which
+ * 4.14+ reports for a preemption) counts as one. */
+struct sched_switch_record {
+    unsigned long long common;
+    char prev_comm[16];
+    int prev_pid;
+    int prev_prio;
+    long prev_state;
+    char next_comm[16];
+    int next_pid;
+    int next_prio;
+};
+
+SEC("tracepoint/sched/sched_switch")
+int classic_switch(struct sched_switch_record *r) {
+    account_switch(r->prev_pid, r->next_pid, (r->prev_state & 0xff) == 0);
     return 0;
 }

@@ -2,9 +2,11 @@
 
 #include "bpf/funclat.h"
 #include "bpf/attach.h"
+#include "bpf/kernel_symbols.h"
 #include "bpf/libbpf_log.h"
 #include "bpf/log2.h"
 #include "funclat.skel.h"
+#include "funclat_switch.skel.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -19,6 +21,16 @@ struct SkelDeleter {
     void operator()(funclat_bpf* s) const { funclat_bpf__destroy(s); }
 };
 using Skel = std::unique_ptr<funclat_bpf, SkelDeleter>;
+struct SwitchSkelDeleter {
+    void operator()(funclat_switch_bpf* s) const { funclat_switch_bpf__destroy(s); }
+};
+using SwitchSkel = std::unique_ptr<funclat_switch_bpf, SwitchSkelDeleter>;
+
+unsigned subtract_code(const std::string& subtract) {
+    return subtract == "offcpu"    ? FUNCLAT_SUBTRACT_OFFCPU
+           : subtract == "preempt" ? FUNCLAT_SUBTRACT_PREEMPT
+                                   : FUNCLAT_SUBTRACT_NONE;
+}
 
 class Funclat final : public Probe {
 public:
@@ -36,6 +48,8 @@ public:
     nlohmann::json describe() const override {
         nlohmann::json d{{"probe", "funclat"}, {"function", fn_}, {"subtract", options_.subtract}};
         describe_attach(d, supported(), mechanism_name(mech_), reason_);
+        if (supported() && options_.subtract != "none")
+            d["switch_mechanism"] = btf_switch_ ? "tp_btf/sched_switch" : "tracepoint/sched/sched_switch";
         return d;
     }
 
@@ -75,6 +89,9 @@ public:
 private:
     void attach() {
         ncpus_ = static_cast<size_t>(std::max(1, libbpf_num_possible_cpus()));
+        // Switched-out time comes from the BTF-typed sched_switch (it knows preemptions) or,
+        // on a kernel without BTF, from the classic tracepoint.
+        btf_switch_ = options_.subtract != "none" && kernel_has_btf();
         auto used = attach_functions({fn_}, options_.mode,
                                      [this](Mechanism m, std::string& why) { return try_load(m, why); }, reason_);
         if (used)
@@ -91,11 +108,9 @@ private:
         skel->rodata->lin_min_ns = lin_min_ns_;
         skel->rodata->lin_step_ns = lin_step_ns_;
         skel->rodata->lin_buckets = lin_buckets_;
-        skel->rodata->subtract = options_.subtract == "offcpu"    ? FUNCLAT_SUBTRACT_OFFCPU
-                                 : options_.subtract == "preempt" ? FUNCLAT_SUBTRACT_PREEMPT
-                                                                  : FUNCLAT_SUBTRACT_NONE;
-        // Subtracting switched-out time needs the BTF-typed sched_switch tracepoint.
-        bpf_program__set_autoload(skel->progs.on_switch, options_.subtract != "none");
+        skel->rodata->subtract = subtract_code(options_.subtract);
+        const bool classic_switch = options_.subtract != "none" && !btf_switch_;
+        bpf_program__set_autoload(skel->progs.classic_switch, classic_switch);
         const bool fentry = m == Mechanism::fentry;
         const std::vector<FunctionHook> hooks = {
             {skel->progs.fentry_entry, skel->progs.kprobe_entry, &skel->links.kprobe_entry, fn_, false},
@@ -105,15 +120,18 @@ private:
             reason = "load: " + log.last_or(std::strerror(-err));
             return false;
         }
+        SwitchSkel switch_skel;
+        if (btf_switch_ && !load_btf_switch(skel.get(), switch_skel, reason))
+            return false;
         if (fentry) {
             if (int err = funclat_bpf__attach(skel.get()); err) {
                 reason = "attach: " + log.last_or(std::strerror(-err)) + " (errno " + std::to_string(-err) + ")";
                 return false;
             }
         } else {
-            if (options_.subtract != "none") {
-                skel->links.on_switch = bpf_program__attach(skel->progs.on_switch);
-                if (!skel->links.on_switch) {
+            if (classic_switch) {
+                skel->links.classic_switch = bpf_program__attach(skel->progs.classic_switch);
+                if (!skel->links.classic_switch) {
                     reason = "attach sched_switch: " + log.last_or(std::strerror(errno));
                     return false;
                 }
@@ -125,6 +143,29 @@ private:
             }
         }
         skel_ = std::move(skel);
+        switch_skel_ = std::move(switch_skel);
+        return true;
+    }
+
+    // The BTF-typed sched_switch program, in its own object, sharing the calls map.
+    bool load_btf_switch(funclat_bpf* main, SwitchSkel& out, std::string& reason) {
+        LibbpfLogCapture log;
+        SwitchSkel skel(funclat_switch_bpf__open());
+        if (!skel) {
+            reason = "open sched_switch: " + log.last_or(std::strerror(errno));
+            return false;
+        }
+        skel->rodata->subtract = subtract_code(options_.subtract);
+        int err = bpf_map__reuse_fd(skel->maps.calls, bpf_map__fd(main->maps.calls));
+        if (!err)
+            err = funclat_switch_bpf__load(skel.get());
+        if (!err)
+            err = funclat_switch_bpf__attach(skel.get());
+        if (err) {
+            reason = "tp_btf/sched_switch: " + log.last_or(std::strerror(-err));
+            return false;
+        }
+        out = std::move(skel);
         return true;
     }
 
@@ -134,6 +175,7 @@ private:
         for (const auto& h : per_cpu) {
             t.count += h.count;
             t.sum_ns += h.sum_ns;
+            t.entries += h.entries;
             t.missed += h.missed;
             t.switched_out += h.switched_out;
             t.subtracted_ns += h.subtracted_ns;
@@ -152,6 +194,10 @@ private:
         r["min"] = t.min_ns;
         r["max"] = t.max_ns;
         r["avg"] = t.count ? double(t.sum_ns) / double(t.count) : 0.0;
+        // A kretprobe tracks only so many calls in flight (maxactive, by default 2 per CPU
+        // and at least 10): with many threads asleep inside the function, most returns are
+        // lost, and entries says so.
+        r["entries"] = t.entries;
         r["missed"] = t.missed;
         if (options_.subtract != "none")
             r["switched_out"] = {{"calls", t.switched_out}, {"subtracted", t.subtracted_ns}};
@@ -179,7 +225,7 @@ private:
             if (!in_range)
                 v = percentile(log2, p);
             if (v)
-                out["p" + std::to_string(int(p))] = std::min(*v, double(t.max_ns));
+                out["p" + std::to_string(int(p))] = std::clamp(*v, double(t.min_ns), double(t.max_ns));
         }
         return out;
     }
@@ -194,7 +240,9 @@ private:
     std::string reason_;
     std::vector<funclat_hist> per_cpu_;
     std::string snapshot_error_;
+    bool btf_switch_ = false;
     Skel skel_;
+    SwitchSkel switch_skel_; // after skel_: destroyed first
 };
 
 } // namespace

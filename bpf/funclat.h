@@ -18,6 +18,7 @@ struct funclat_hist {
     unsigned long long sum_ns;
     unsigned long long min_ns;
     unsigned long long max_ns;
+    unsigned long long entries;       /* calls entered; more than count when returns are lost */
     unsigned long long missed;        /* entries whose start could not be stored */
     unsigned long long switched_out;  /* calls during which the thread was switched out */
     unsigned long long subtracted_ns; /* time taken off by the subtraction */

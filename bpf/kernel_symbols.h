@@ -6,6 +6,10 @@
 
 namespace initbench {
 
+// The kernel exposes its own BTF (/sys/kernel/btf/vmlinux): BTF-typed programs and CO-RE
+// can work.
+bool kernel_has_btf();
+
 // A BTF FUNC of that name exists: fentry/fexit can be tried. `error` says why BTF could
 // not be read, if it could not.
 bool function_in_btf(const std::string& name, std::string& error);

@@ -1,8 +1,10 @@
 #include "bpf/wakeups_probe.h"
 
+#include "bpf/kernel_symbols.h"
 #include "bpf/libbpf_log.h"
 #include "bpf/wakeups.h"
 #include "wakeups.skel.h"
+#include "wakeups_btf.skel.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -13,9 +15,36 @@
 namespace initbench {
 namespace {
 
-struct SkelDeleter {
-    void operator()(wakeups_bpf* s) const { wakeups_bpf__destroy(s); }
+// The maps both objects have; `owner` destroys the skeleton that holds them.
+struct LoadedSets {
+    std::shared_ptr<void> owner;
+    bpf_map* threads = nullptr;
+    bpf_map* processes = nullptr;
+    bpf_map* mms = nullptr;
+    bpf_map* counts = nullptr;
 };
+
+// Opens, loads and attaches one of the two skeletons (same map names, different programs).
+template <typename Skel>
+bool load_sets(Skel* (*open)(), int (*load)(Skel*), int (*attach)(Skel*), void (*destroy)(Skel*),
+               LoadedSets& out, std::string& why) {
+    LibbpfLogCapture log;
+    std::shared_ptr<Skel> skel(open(), [destroy](Skel* s) { destroy(s); });
+    if (!skel.get()) {
+        why = "open: " + log.last_or(std::strerror(errno));
+        return false;
+    }
+    if (int err = load(skel.get()); err) {
+        why = "load: " + log.last_or(std::strerror(-err));
+        return false;
+    }
+    if (int err = attach(skel.get()); err) {
+        why = "attach: " + log.last_or(std::strerror(-err));
+        return false;
+    }
+    out = {skel, skel->maps.threads, skel->maps.processes, skel->maps.mms, skel->maps.counts};
+    return true;
+}
 
 // Deletes every key (phase start) or counts them (window end).
 template <typename Key>
@@ -41,11 +70,15 @@ class Wakeups final : public Probe {
 public:
     Wakeups() {
         ncpus_ = static_cast<size_t>(std::max(1, libbpf_num_possible_cpus()));
-        std::string btf_why;
-        if (load(true, btf_why))
+        std::string btf_why = "no kernel BTF (/sys/kernel/btf/vmlinux)";
+        if (kernel_has_btf() && load_sets(wakeups_btf_bpf__open, wakeups_btf_bpf__load, wakeups_btf_bpf__attach,
+                      wakeups_btf_bpf__destroy, sets_, btf_why)) {
+            btf_ = true;
             return;
+        }
         std::string classic_why;
-        if (load(false, classic_why)) {
+        if (load_sets(wakeups_bpf__open, wakeups_bpf__load, wakeups_bpf__attach, wakeups_bpf__destroy, sets_,
+                      classic_why)) {
             reason_ = "tp_btf/sched_wakeup: " + btf_why + "; processes and mms need it";
             return;
         }
@@ -53,7 +86,7 @@ public:
     }
 
     std::string name() const override { return "wakeups"; }
-    bool supported() const override { return skel_ != nullptr; }
+    bool supported() const override { return sets_.owner != nullptr; }
 
     nlohmann::json describe() const override {
         nlohmann::json d{{"probe", "wakeups"}};
@@ -62,29 +95,29 @@ public:
     }
 
     void phase_begin() override {
-        if (!skel_)
+        if (!supported())
             return;
-        count_keys<uint32_t>(skel_->maps.threads, true);
-        count_keys<uint32_t>(skel_->maps.processes, true);
-        count_keys<uint64_t>(skel_->maps.mms, true);
+        count_keys<uint32_t>(sets_.threads, true);
+        count_keys<uint32_t>(sets_.processes, true);
+        count_keys<uint64_t>(sets_.mms, true);
         std::vector<wakeup_counts> zero(ncpus_);
         uint32_t key = 0;
-        bpf_map__update_elem(skel_->maps.counts, &key, sizeof key, zero.data(), zero.size() * sizeof(wakeup_counts),
+        bpf_map__update_elem(sets_.counts, &key, sizeof key, zero.data(), zero.size() * sizeof(wakeup_counts),
                              BPF_ANY);
     }
 
     void window_end() override {
-        if (!skel_)
+        if (!supported())
             return;
         snap_ = nlohmann::json::object();
-        snap_["threads"] = count_keys<uint32_t>(skel_->maps.threads, false);
+        snap_["threads"] = count_keys<uint32_t>(sets_.threads, false);
         // Without the task pointer only thread ids are known: the rest is absent, not 0.
-        snap_["processes"] = btf_ ? nlohmann::json(count_keys<uint32_t>(skel_->maps.processes, false)) : nullptr;
-        snap_["mms"] = btf_ ? nlohmann::json(count_keys<uint64_t>(skel_->maps.mms, false)) : nullptr;
+        snap_["processes"] = btf_ ? nlohmann::json(count_keys<uint32_t>(sets_.processes, false)) : nullptr;
+        snap_["mms"] = btf_ ? nlohmann::json(count_keys<uint64_t>(sets_.mms, false)) : nullptr;
         std::vector<wakeup_counts> per_cpu(ncpus_);
         uint32_t key = 0;
         wakeup_counts total{};
-        if (bpf_map__lookup_elem(skel_->maps.counts, &key, sizeof key, per_cpu.data(),
+        if (bpf_map__lookup_elem(sets_.counts, &key, sizeof key, per_cpu.data(),
                                  per_cpu.size() * sizeof(wakeup_counts), 0) == 0)
             for (const auto& c : per_cpu) {
                 total.wakeups += c.wakeups;
@@ -96,39 +129,17 @@ public:
 
     nlohmann::json phase_end() override {
         nlohmann::json r = describe();
-        if (skel_)
+        if (supported())
             r.update(snap_);
         return r;
     }
 
 private:
-    bool load(bool btf, std::string& why) {
-        LibbpfLogCapture log;
-        std::unique_ptr<wakeups_bpf, SkelDeleter> skel(wakeups_bpf__open());
-        if (!skel) {
-            why = "open: " + log.last_or(std::strerror(errno));
-            return false;
-        }
-        bpf_program__set_autoload(skel->progs.btf_wakeup, btf);
-        bpf_program__set_autoload(skel->progs.classic_wakeup, !btf);
-        if (int err = wakeups_bpf__load(skel.get()); err) {
-            why = "load: " + log.last_or(std::strerror(-err));
-            return false;
-        }
-        if (int err = wakeups_bpf__attach(skel.get()); err) {
-            why = "attach: " + log.last_or(std::strerror(-err));
-            return false;
-        }
-        btf_ = btf;
-        skel_ = std::move(skel);
-        return true;
-    }
-
     size_t ncpus_ = 1;
     bool btf_ = false;
     std::string reason_;
     nlohmann::json snap_ = nlohmann::json::object();
-    std::unique_ptr<wakeups_bpf, SkelDeleter> skel_;
+    LoadedSets sets_;
 };
 
 } // namespace

@@ -21,9 +21,9 @@ function(initbench_bpf_object stem)
     COMMAND ${BPF_CLANG} -g -O2 -target bpf -D__TARGET_ARCH_${BPF_TARGET_ARCH}
             -ffile-prefix-map=${CMAKE_SOURCE_DIR}=. -ffile-prefix-map=${CMAKE_BINARY_DIR}=build
             -I${CMAKE_BINARY_DIR}/musl-overlay-include -I${CMAKE_SOURCE_DIR}
-            -c ${src} -o ${obj}
-    DEPENDS ${src} ${CMAKE_CURRENT_SOURCE_DIR}/${stem}.h
-    IMPLICIT_DEPENDS C ${src}
+            -MD -MF ${obj}.d -c ${src} -o ${obj}
+    DEPENDS ${src}
+    DEPFILE ${obj}.d
     COMMENT "BPF ${stem}.bpf.c"
     VERBATIM)
   add_custom_command(

@@ -35,8 +35,12 @@ class Probes(unittest.TestCase):
         self.assertEqual(f["subtract"], "offcpu")
         self.assertGreater(f["count"], 0)
         self.assertLessEqual(f["switched_out"]["calls"], f["count"])
+        # A call already in flight when the window opened counts on return only.
+        self.assertGreaterEqual(f["entries"], f["count"] - 8)
+        self.assertEqual(f["switch_mechanism"], "tp_btf/sched_switch")
         self.assertEqual(sum(c for _, c in f["log2"]), f["count"])
         p = f["percentiles"]
+        self.assertGreaterEqual(p["p50"], f["min"])
         self.assertLessEqual(p["p50"], p["p90"])
         self.assertLessEqual(p["p90"], p["p99"])
         self.assertLessEqual(p["p99"], f["max"])

@@ -48,14 +48,22 @@ class TinyKernelWithoutBtf(unittest.TestCase):
         self.assertEqual([x["phase"] for x in r.records("phase")], ["none", "fork"])
         p = fork_probes(r)
         funclat = p["funclatkernel_clone"]
-        # subtract needs tp_btf/sched_switch, so funclat cannot load at all without BTF...
-        self.assertFalse(funclat["supported"])
-        self.assertIn("BTF", funclat["reason"])
-        # ...while wakeups falls back to the classic tracepoint: threads only.
+        # fentry and tp_btf need BTF: kprobes time the function, the classic sched_switch
+        # tracepoint measures the switched-out time.
+        self.assertTrue(funclat["supported"], funclat.get("reason"))
+        self.assertEqual(funclat["mechanism"], "kprobe/kretprobe")
+        self.assertIn("BTF", funclat["fallback_reason"])
+        self.assertEqual(funclat["switch_mechanism"], "tracepoint/sched/sched_switch")
+        self.assertGreater(funclat["count"], 0)
+        self.assertIn("switched_out", funclat)
+        # Wakeups falls back to the classic tracepoint: threads only.
         self.assertEqual(p["wakeups"]["mechanism"], "tracepoint/sched/sched_wakeup")
         self.assertGreater(p["wakeups"]["threads"], 0)
         self.assertIsNone(p["wakeups"]["processes"])
+        self.assertIn("processes and mms need it", p["wakeups"]["fallback_reason"])
+        # Task storage cannot work without BTF at all: unsupported, with the reason.
         self.assertFalse(p["task_storage_churn"]["supported"])
+        self.assertTrue(p["task_storage_churn"]["reason"])
         self.assertTrue(p["schedstat"]["supported"])
 
     def test_funclat_without_subtract_uses_kprobes(self):
@@ -65,6 +73,20 @@ class TinyKernelWithoutBtf(unittest.TestCase):
         self.assertEqual(funclat["mechanism"], "kprobe/kretprobe")
         self.assertIn("BTF", funclat["fallback_reason"])
         self.assertGreater(funclat["count"], 0)
+
+    def test_switched_out_time_from_the_classic_tracepoint(self):
+        # Every sleeper is switched out inside hrtimer_nanosleep: each timed call says so.
+        r = bootlib.run("initbench.duration=1", "initbench.phases=sleep", "initbench.funclat=hrtimer_nanosleep",
+                        "initbench.funclat.subtract=offcpu", kernel_path=tiny_kernel("tiny-nobtf"))
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        f = [p for p in r.records("probe") if p["probe"] == "funclat"][0]
+        self.assertEqual(f["switch_mechanism"], "tracepoint/sched/sched_switch")
+        self.assertGreater(f["count"], 0)
+        self.assertEqual(f["switched_out"]["calls"], f["count"])
+        self.assertGreater(f["switched_out"]["subtracted"], f["sum"])
+        # A kretprobe tracks few calls in flight: thousands of sleepers lose returns, and
+        # the record shows it rather than hiding it.
+        self.assertGreater(f["entries"], f["count"])
 
 
 if __name__ == "__main__":
