@@ -58,6 +58,28 @@ class KernelMatrix(unittest.TestCase):
         self.assertIn("524", funclat["fallback_reason"])
         self.assertEqual(r.one("header")["consoles"], ["ttyAMA0"])
 
+    def test_arm64_mm_cid_profile(self):
+        # The mm_cid profile, shrunk to 16 workers (TCG emulating arm64 is slow), with perf
+        # stat's default counters: arm64 TCG counts cycles but not instructions or branches.
+        r = bootlib.run("initbench.profile=mm_cid", "initbench.duration=1", "initbench.workers=16",
+                        "initbench.perf=default", kernel_path=bootlib.fetch_kernel("arm64"), arch="aarch64",
+                        extra_args=("--memory", "2048"))
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        self.assertEqual([p["phase"] for p in r.records("phase")], ["none", "cpu", "fork", "thread"])
+        for p in r.records("phase")[1:]:
+            self.assertGreater(p["metrics"]["ops_per_s"]["value"], 0, p["phase"])
+        probes = [p for p in r.records("probe") if p["phase"] == "thread"]
+        funclat = [p for p in probes if p["probe"] == "funclat"][0]
+        # task_mm_cid_work came in 6.4: unsupported on 6.1, with the reason.
+        self.assertFalse(funclat["supported"])
+        self.assertIn("task_mm_cid_work not found", funclat["reason"])
+        self.assertGreater([p for p in probes if p["probe"] == "wakeups"][0]["threads"], 0)
+        counters = {c["event"]: c for c in [p for p in probes if p["probe"] == "perf"][0]["counters"]}
+        self.assertGreater(counters["cycles"]["value"], 0)
+        self.assertGreater(counters["task-clock"]["value"], 0)
+        self.assertFalse(counters["instructions"]["supported"])
+        self.assertIn("errno", counters["instructions"]["reason"])
+
 
 if __name__ == "__main__":
     unittest.main()
