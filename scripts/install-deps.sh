@@ -17,6 +17,8 @@ packages=(
   # image and boot
   busybox-static cpio qemu-system-x86 qemu-system-arm dpkg-dev
   python3 libssl-dev libarchive-dev procps
+  # the minimal test kernels (scripts/build-kernel.sh): Debian's source and its build tools
+  linux-source-6.1 make gcc bc bison flex dwarves xz-utils
   # LAVA's dispatcher runs the generated jobs in the lab tests (lava-run, no server)
   lava-dispatcher python3-jinja2
 )

@@ -2,7 +2,8 @@
 modules, scripts/build-kernel.sh) boots the image and the probes work; the same kernel
 without BTF shows every BTF-dependent feature degrading or unsupported, with its reason,
 while the rest runs. Building takes tens of minutes on two cores: the tests run when the
-kernels are built (cached) or when INITBENCH_BUILD_KERNELS=1 asks for the build."""
+kernels are built (scripts/test.sh builds them once into the cache; INITBENCH_BUILD_KERNELS=1
+builds them from here)."""
 import os
 import subprocess
 import unittest
