@@ -3,7 +3,7 @@
 // samples; they refuse NaN, infinities and values the aggregation cannot take.
 #pragma once
 
-#include "init/sys.h" // Result<T>, Error: errors as values (header-only, no PID-1 code)
+#include "common/result.h" // Result<T>, Error: errors as values (header-only, no PID-1 code)
 
 #include <cstddef>
 #include <optional>
