@@ -111,7 +111,7 @@ Exit codes (for git bisect run):
 
 struct BisectCli {
     std::string kernel, image, params_file, metric, max_change, threshold, build_shell, save_dir;
-    std::string clock, accel = "tcg";
+    std::string clock, accel = "tcg", arch = "x86_64";
     std::vector<std::string> params, baseline, build;
     unsigned boots = 1, cpus = 1, memory_mb = 1024;
     double timeout_s = 600, build_timeout_s = 6 * 3600, confidence = 0.95;
@@ -239,6 +239,7 @@ Boots boot_all(const BisectCli& cli, const std::vector<std::string>& params) {
     Boots out;
     RunOptions run;
     run.boot.kernel = cli.kernel;
+    run.boot.arch = cli.arch;
     run.boot.image = cli.image;
     run.boot.cpus = cli.cpus;
     run.boot.memory_mb = cli.memory_mb;
@@ -258,7 +259,7 @@ Boots boot_all(const BisectCli& cli, const std::vector<std::string>& params) {
             std::ofstream(path) << doc.dump(1) << "\n";
         }
         if (v.exit_code == kExitInterrupted) {
-            say("interrupted while booting");
+            say("interrupted while booting: " + v.reason);
             out.exit_code = kBisectInterrupted;
             return out;
         }
@@ -313,7 +314,7 @@ Result<Plan> plan(BisectCli& cli, const char* argv0) {
     if (cli.clock.empty())
         cli.clock = "wall";
     if (cli.image.empty())
-        cli.image = default_image("x86_64", argv0);
+        cli.image = default_image(cli.arch, argv0);
     if (cli.image.empty())
         return Error{"no initbench image found next to the CLI: pass --image"};
     if (cli.clock == "icount" && cli.cpus > 1)
@@ -432,8 +433,11 @@ int parse_and_run(const std::vector<std::string>& remaining) {
     BisectCli cli;
     CLI::App sub{"initbench bisect-step: one step of git bisect run", "initbench bisect-step"};
     sub.footer(kBisectFooter);
-    sub.add_option("--kernel", cli.kernel, "The kernel image the build leaves (bzImage)")
+    sub.add_option("--kernel", cli.kernel, "The kernel image the build leaves (bzImage, or arm64 Image)")
         ->required();
+    sub.add_option("--arch", cli.arch, "Guest architecture of the kernel and image")
+        ->check(CLI::IsMember({"x86_64", "aarch64"}))
+        ->capture_default_str();
     sub.add_option("--image", cli.image, "initbench image (default: built or installed)");
     sub.add_option("--params-file", cli.params_file,
                    "File of kernel parameters (initbench.* and others), read after the build");

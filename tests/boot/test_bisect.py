@@ -5,6 +5,7 @@ The experiment is a fork load with `nokaslr norandmaps`: with the address-space 
 the icount clock gives the same fork rate on every boot of a kernel (DESIGN.md, README), so one
 boot per bisect step decides. The slowdown is real and kernel-side: `slub_debug=FZPU`."""
 import json
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -211,6 +212,25 @@ class BisectStepExitCodes(unittest.TestCase):
         self.assertEqual(p.returncode, 128, p.stdout + p.stderr)
         p = self.step("--metric", "x", "--threshold", "<1", "--clock", "icount", "--cpus", "2")
         self.assertEqual(p.returncode, 128, p.stdout + p.stderr)
+
+
+class BisectStepArm64(unittest.TestCase):
+    """`bisect-step --arch aarch64` boots Debian's arm64 kernel with the aarch64 image; under
+    icount one boot decides."""
+
+    def test_arm64_step_decides(self):
+        with tempfile.TemporaryDirectory(prefix="initbench-step-") as tmp:
+            kernel = Path(tmp) / "Image"
+            shutil.copy(bootlib.fetch_kernel("arm64"), kernel)
+            p = initbench("bisect-step", "--arch", "aarch64", "--kernel", str(kernel),
+                          "--image", bootlib.IMAGE_AARCH64, "--param", "initbench.duration=1",
+                          "--metric", "fork/ops_per_s", "--threshold", "<1", "--clock", "icount",
+                          "--save-dir", tmp, "--", "true", cwd=tmp)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertIn("[icount]", p.stdout)
+            saved = json.loads(next(Path(tmp).glob("step-*.json")).read_text())
+            header = [r for r in saved["records"] if r["type"] == "header"][0]
+            self.assertEqual(header["arch"], "aarch64")
 
 
 if __name__ == "__main__":
