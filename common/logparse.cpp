@@ -257,12 +257,13 @@ std::optional<Frame> split_frame(std::string_view text) {
     return f;
 }
 
-// nlohmann's parser is iterative, but copying and dumping a value recurse: refuse depth
-// no record of ours reaches, before parsing.
-bool too_deep(std::string_view text, int limit = 100) {
+// Calls step(i, depth) at each bracket of JSON text outside strings, with the depth after
+// it, until step returns false.
+template <typename F> void walk_brackets(std::string_view text, F step) {
     int depth = 0;
     bool in_string = false, escaped = false;
-    for (char c : text) {
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
         if (in_string) {
             if (escaped)
                 escaped = false;
@@ -272,13 +273,32 @@ bool too_deep(std::string_view text, int limit = 100) {
                 in_string = false;
         } else if (c == '"') {
             in_string = true;
-        } else if ((c == '{' || c == '[') && ++depth > limit) {
-            return true;
-        } else if (c == '}' || c == ']') {
-            --depth;
+        } else if ((c == '{' || c == '[' || c == '}' || c == ']') &&
+                   !step(i, depth += (c == '{' || c == '[') ? 1 : -1)) {
+            return;
         }
     }
-    return false;
+}
+
+// nlohmann's parser is iterative, but copying and dumping a value recurse: refuse depth
+// no record of ours reaches, before parsing.
+bool too_deep(std::string_view text, int limit = 100) {
+    bool deep = false;
+    walk_brackets(text, [&](size_t, int depth) { return !(deep = depth > limit); });
+    return deep;
+}
+
+// One past the bracket that closes the object `text` starts with; npos if it does not close.
+size_t object_end(std::string_view text) {
+    size_t end = std::string_view::npos;
+    if (text.empty() || text[0] != '{')
+        return end;
+    walk_brackets(text, [&](size_t i, int depth) {
+        if (depth == 0)
+            end = i + 1;
+        return depth > 0;
+    });
+    return end;
 }
 
 const json *member(const json &j, const char *key) {
@@ -530,8 +550,17 @@ bool LogParser::frame(std::string_view text) {
     auto f = split_frame(text);
     if (!f)
         return fail("malformed frame");
-    if (crc32_hex(crc32(f->json)) != f->crc)
-        return fail("crc mismatch", f->seq);
+    std::string_view after; // console text after the record on its line
+    if (crc32_hex(crc32(f->json)) != f->crc) {
+        // A kernel message that lands between a record and its newline (the tty sends the
+        // line's "\r\n" on its own) leaves the record whole: keep it if its bytes verify.
+        const size_t end = object_end(f->json);
+        if (end == std::string_view::npos || end == f->json.size() ||
+            crc32_hex(crc32(f->json.substr(0, end))) != f->crc)
+            return fail("crc mismatch", f->seq);
+        after = f->json.substr(end);
+        f->json = f->json.substr(0, end);
+    }
     json value = too_deep(f->json) ? json(json::value_t::discarded)
                                    : json::parse(f->json, nullptr, /*allow_exceptions=*/false);
     if (value.is_discarded())
@@ -541,6 +570,10 @@ bool LogParser::frame(std::string_view text) {
     if (!v || !v->is_number_integer() || !type || !type->is_string())
         return fail("bad record", f->seq); // not an object with integer v and string type
     accept(f->seq, std::string(f->crc), text, std::move(value));
+    if (!after.empty()) {
+        ++result_.text_after_record;
+        scan_kernel(after);
+    }
     return true;
 }
 
@@ -678,6 +711,7 @@ json ParsedLog::summary_json() const {
           {"after_end", after_end.size()},
           {"unlisted", unlisted},
           {"kernel_events", kernel_event_count},
+          {"text_after_record", text_after_record},
           {"lines", lines}}},
         {"damaged", map_list(damaged, [](const DamagedLine &d) { return to_json(d); })},
         {"missing", missing},

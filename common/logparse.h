@@ -75,6 +75,9 @@ struct ParsedLog {
     uint64_t first_line = 0, last_line = 0; // lines spanned by the kept run's frames
     std::vector<KernelEvent> kernel_events; // whole log, first kMaxListed
     uint64_t kernel_event_count = 0;
+    // Records that arrived whole with console text after them on the same line (a kernel
+    // message printed before the record's newline); kept, since their CRC verified.
+    uint64_t text_after_record = 0;
     uint64_t lines = 0;
 
     nlohmann::json summary_json() const;

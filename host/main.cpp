@@ -25,7 +25,8 @@ constexpr const char* kExitCodes = R"(Exit codes:
   3  boot failure: QEMU did not start, no records arrived, or the kernel panicked
   4  timeout: the run did not finish in time (host --timeout or the guest's watchdog)
   5  incomplete or corrupt output (cut off, damaged or missing records)
-  6  interrupted by SIGINT/SIGTERM/SIGHUP: QEMU stopped, partial output kept)";
+  6  interrupted: SIGINT/SIGTERM/SIGHUP to initbench, or QEMU killed from outside;
+     QEMU stopped, partial output kept)";
 
 std::string default_cache_dir() {
     if (const char* c = std::getenv("INITBENCH_CACHE"))

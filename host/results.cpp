@@ -2,6 +2,8 @@
 
 #include "common/summary.h"
 
+#include <csignal>
+#include <cstring>
 #include <sstream>
 
 namespace initbench {
@@ -47,6 +49,45 @@ const KernelEvent* find_panic(const ParsedLog& log) {
     return nullptr;
 }
 
+std::string last_line(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+        text.pop_back();
+    auto nl = text.rfind('\n');
+    return nl == std::string::npos ? text : text.substr(nl + 1);
+}
+
+std::string signal_name(int s) {
+    const char* abbrev = sigabbrev_np(s);
+    return abbrev ? std::string(" (SIG") + abbrev + ")" : "";
+}
+
+// QEMU that died before the end record arrived: killed from outside (SIGKILL, or a
+// SIGTERM/SIGINT/SIGHUP that QEMU takes by exiting with "terminating on signal N"), or
+// crashed. Empty when QEMU exited by itself or the output was complete anyway.
+struct QemuDeath {
+    bool from_outside = false;
+    std::string how;
+};
+
+std::optional<QemuDeath> qemu_death(const ChildOutcome& child) {
+    if (child.end != ChildOutcome::End::exited)
+        return std::nullopt;
+    if (child.term_signal) {
+        const int s = child.term_signal;
+        // QEMU never sends these to itself; a crash is SIGSEGV, SIGABRT, SIGBUS ...
+        const bool outside =
+            s == SIGKILL || s == SIGTERM || s == SIGINT || s == SIGHUP || s == SIGQUIT;
+        return QemuDeath{outside, "QEMU was killed by signal " + std::to_string(s) +
+                                      signal_name(s) + (outside ? " from outside" : "")};
+    }
+    const auto at = child.stderr_text.find("terminating on signal");
+    if (at == std::string::npos)
+        return std::nullopt;
+    auto line_end = child.stderr_text.find('\n', at);
+    return QemuDeath{true, "QEMU stopped on a signal from outside (" +
+                               child.stderr_text.substr(at, line_end - at) + ")"};
+}
+
 } // namespace
 
 Verdict judge(const ParsedLog& log, const std::optional<ChildOutcome>& child) {
@@ -60,6 +101,18 @@ Verdict judge(const ParsedLog& log, const std::optional<ChildOutcome>& child) {
     }
     if (const auto* panic = find_panic(log))
         return {kExitBootFailure, "boot-failure", "kernel panic: " + panic->text};
+    const auto death = child ? qemu_death(*child) : std::nullopt;
+    if (death && log.status != LogStatus::complete) {
+        if (death->from_outside)
+            return {kExitInterrupted, "interrupted",
+                    death->how + "; the run did not finish, partial output kept"};
+        std::string why = death->how + " before the run ended: QEMU crashed";
+        if (auto stderr_tail = last_line(child->stderr_text); !stderr_tail.empty())
+            why += " (" + stderr_tail + ")";
+        if (log.status == LogStatus::no_records)
+            return {kExitBootFailure, "boot-failure", why};
+        return {kExitBadOutput, std::string(to_string(log.status)), why + "; partial output kept"};
+    }
     if (log.status == LogStatus::no_records) {
         std::string why = "no initbench records on the console";
         if (child && child->exit_code > 0)

@@ -18,7 +18,7 @@ enum ExitCode : int {
     kExitBootFailure = 3, // QEMU did not start, no records, or the kernel panicked
     kExitTimeout = 4,     // the run did not finish in time (host timeout or guest watchdog)
     kExitBadOutput = 5,   // incomplete or corrupt output
-    kExitInterrupted = 6, // SIGINT/SIGTERM/SIGHUP: QEMU was stopped, partial output kept
+    kExitInterrupted = 6, // SIGINT/SIGTERM/SIGHUP, or QEMU killed from outside: partial output kept
 };
 
 struct Verdict {

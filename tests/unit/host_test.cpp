@@ -122,6 +122,14 @@ TEST(Judge, EveryVerdict) {
     spawn.error = "qemu-system-x86_64: No such file or directory";
     ChildOutcome interrupted = child(End::interrupted, -1);
     interrupted.term_signal = SIGINT;
+    // QEMU itself killed while we ran it: by SIGKILL, or by a SIGTERM that QEMU takes by
+    // exiting with status 0 and a line on stderr; or crashed.
+    ChildOutcome qemu_killed = child(End::exited, -1);
+    qemu_killed.term_signal = SIGKILL;
+    ChildOutcome qemu_termed = child(End::exited, 0);
+    qemu_termed.stderr_text = "qemu-system-x86_64: terminating on signal 15 from pid 4242 (kill)\n";
+    ChildOutcome qemu_crashed = child(End::exited, -1);
+    qemu_crashed.term_signal = SIGSEGV;
 
     const std::vector<JudgeCase> cases = {
         {"complete", run_log(), std::nullopt, LogStatus::complete, kExitOk, "ok"},
@@ -149,6 +157,19 @@ TEST(Judge, EveryVerdict) {
          "interrupted"},
         {"interrupted beats complete", run_log(), interrupted, LogStatus::complete, kExitInterrupted,
          "interrupted"},
+        {"QEMU SIGKILLed from outside", run_log({}, "ok", false), qemu_killed, LogStatus::incomplete,
+         kExitInterrupted, "interrupted"},
+        {"QEMU SIGTERMed from outside", run_log({}, "ok", false), qemu_termed, LogStatus::incomplete,
+         kExitInterrupted, "interrupted"},
+        {"QEMU killed before any record", "", qemu_killed, LogStatus::no_records, kExitInterrupted,
+         "interrupted"},
+        {"QEMU killed after the end record", run_log(), qemu_killed, LogStatus::complete, kExitOk, "ok"},
+        {"QEMU crashed", run_log({}, "ok", false), qemu_crashed, LogStatus::incomplete, kExitBadOutput,
+         "incomplete"},
+        {"QEMU crashed before any record", "", qemu_crashed, LogStatus::no_records, kExitBootFailure,
+         "boot-failure"},
+        {"panic beats QEMU killed", run_log({}, "ok", false) + panic, qemu_killed, LogStatus::incomplete,
+         kExitBootFailure, "boot-failure"},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);
@@ -176,6 +197,25 @@ TEST(Judge, ReasonsSayWhy) {
     ChildOutcome interrupted = child(End::interrupted, -1);
     interrupted.term_signal = SIGTERM;
     EXPECT_TRUE(contains(judge(parse_log(run_log()), interrupted).reason, std::to_string(SIGTERM)));
+
+    ChildOutcome killed = child(End::exited, -1);
+    killed.term_signal = SIGKILL;
+    const std::string killed_why = judge(parse_log(run_log({}, "ok", false)), killed).reason;
+    EXPECT_TRUE(contains(killed_why, "SIGKILL")) << killed_why;
+    EXPECT_TRUE(contains(killed_why, "from outside")) << killed_why;
+    EXPECT_TRUE(contains(killed_why, "partial output kept")) << killed_why;
+
+    ChildOutcome termed = child(End::exited, 0);
+    termed.stderr_text = "qemu-system-x86_64: terminating on signal 15 from pid 4242 (kill)\n";
+    EXPECT_TRUE(contains(judge(parse_log(run_log({}, "ok", false)), termed).reason, "signal 15 from pid 4242"));
+
+    ChildOutcome crashed = child(End::exited, -1);
+    crashed.term_signal = SIGSEGV;
+    crashed.stderr_text = "qemu: fatal: something\n";
+    const std::string crashed_why = judge(parse_log(run_log({}, "ok", false)), crashed).reason;
+    EXPECT_TRUE(contains(crashed_why, "SIGSEGV")) << crashed_why;
+    EXPECT_TRUE(contains(crashed_why, "crashed")) << crashed_why;
+    EXPECT_TRUE(contains(crashed_why, "qemu: fatal: something")) << crashed_why;
 }
 
 // Records that arrive whole are still input from a wire (another initbench version, a

@@ -86,6 +86,60 @@ TEST(LogParser, KernelMessageInsideARecordLine) {
     EXPECT_FALSE(log.end.count_ok);
 }
 
+// A kernel message printed between a record and its newline (seen in a boot with a console
+// flood: the tty sends the "\r\n" on its own) leaves the record whole: it is kept, and the
+// message is still scanned for kernel events.
+TEST(LogParser, KernelMessageAfterARecordOnItsLine) {
+    auto lines = run_lines(5);
+    const std::string phase2 = lines[3];
+    auto append = [](std::string &line, const std::string &text) {
+        line.pop_back(); // the record's own newline comes after the message
+        line += text + "\r\n\r\n";
+    };
+    append(lines[3], "[    8.882319] initbench-flood 6720 {\"ops\":99999}");
+    append(lines[4], "[    8.9] Kernel panic - not syncing: sysrq triggered crash");
+    append(lines[5], "[    9.0] quote \" and brace } in the message");
+    const ParsedLog log = parse_log(join(lines));
+    EXPECT_EQ(log.status, LogStatus::complete) << log.summary_json().dump(2);
+    EXPECT_EQ(seqs(log), (std::vector<uint64_t>{0, 1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(log.records[3].json, parse_log(phase2).records[0].json);
+    EXPECT_EQ(log.records[3].json["n"], 2);
+    EXPECT_TRUE(log.damaged.empty());
+    EXPECT_EQ(log.text_after_record, 3u);
+    EXPECT_EQ(log.summary_json()["counts"]["text_after_record"], 3);
+    ASSERT_EQ(log.kernel_events.size(), 1u);
+    EXPECT_EQ(log.kernel_events[0].kind, "panic");
+    EXPECT_EQ(log.kernel_events[0].message, "sysrq triggered crash");
+
+    // The same on the last line of a log cut off inside the message.
+    std::string cut = join(run_lines(2, /*with_end=*/false));
+    cut.pop_back();
+    cut += "[    8.8] initbench-fl";
+    const ParsedLog cut_log = parse_log(cut);
+    EXPECT_EQ(cut_log.status, LogStatus::incomplete);
+    EXPECT_EQ(cut_log.records.size(), 3u);
+    EXPECT_FALSE(cut_log.cut_off.has_value());
+}
+
+// Text after a record does not excuse a change inside it, nor an unclosed object.
+TEST(LogParser, TextAfterADamagedRecordIsStillDamage) {
+    auto lines = run_lines(3);
+    std::string &changed = lines[2]; // {"n":1,...}: change a byte inside, then add text
+    changed[changed.find("\"n\":1") + 4] = '7';
+    changed.pop_back();
+    changed += "[    1.0] message}\n";
+    std::string &unclosed = lines[3]; // the closing brace lost, text after the JSON
+    unclosed.erase(unclosed.rfind('}'));
+    unclosed += " [    1.1] message\n";
+    const ParsedLog log = parse_log(join(lines));
+    EXPECT_EQ(log.status, LogStatus::corrupt);
+    ASSERT_EQ(log.damaged.size(), 2u);
+    EXPECT_EQ(log.damaged[0].seq, 2u);
+    EXPECT_EQ(log.damaged[1].seq, 3u);
+    EXPECT_EQ(log.text_after_record, 0u);
+    EXPECT_EQ(seqs(log), (std::vector<uint64_t>{0, 1, 4}));
+}
+
 TEST(LogParser, TruncatedLogIsIncomplete) {
     auto lines = run_lines(4, /*with_end=*/false);
     EXPECT_EQ(parse_log(join(lines)).status, LogStatus::incomplete);
