@@ -142,33 +142,20 @@ struct Plan {
     }
 };
 
-// The command's own descendants that outlived it: its process group is killed; anything
-// still unreaped after a second is left to the next reap.
+// The command's own descendants that outlived it: its process group is killed and reaped
+// (only it: a background payload is a child of the init too); anything still unreaped after
+// a second is left to the next reap.
 void reap_strays(pid_t pgid) {
     ::kill(-pgid, SIGKILL);
     const double deadline = monotonic_seconds() + 1;
     int status;
     while (monotonic_seconds() < deadline) {
-        pid_t pid = ::waitpid(-1, &status, WNOHANG);
+        pid_t pid = ::waitpid(-pgid, &status, WNOHANG);
         if (pid < 0 && errno == ECHILD)
             return;
         if (pid <= 0)
             ::usleep(1000);
     }
-}
-
-std::string resolve_program(const std::string& name) {
-    if (name.find('/') != std::string::npos)
-        return name;
-    std::string_view dirs = kPath + 5;
-    while (!dirs.empty()) {
-        const size_t colon = std::min(dirs.find(':'), dirs.size());
-        std::string path = std::string(dirs.substr(0, colon)) + "/" + name;
-        if (::access(path.c_str(), X_OK) == 0)
-            return path;
-        dirs.remove_prefix(std::min(colon + 1, dirs.size()));
-    }
-    return {};
 }
 
 struct CommandRun {
@@ -463,6 +450,24 @@ void drain_kernel_events(KmsgWatcher& kmsg, Console& console, const char* kind) 
 }
 
 } // namespace
+
+const char* command_path_env() {
+    return kPath;
+}
+
+std::string resolve_program(const std::string& name) {
+    if (name.find('/') != std::string::npos)
+        return name;
+    std::string_view dirs = kPath + 5;
+    while (!dirs.empty()) {
+        const size_t colon = std::min(dirs.find(':'), dirs.size());
+        std::string path = std::string(dirs.substr(0, colon)) + "/" + name;
+        if (::access(path.c_str(), X_OK) == 0)
+            return path;
+        dirs.remove_prefix(std::min(colon + 1, dirs.size()));
+    }
+    return {};
+}
 
 bool command_mode(const Config& config) {
     return !config.str("cmd").empty() || !config.str("module").empty();

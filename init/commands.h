@@ -13,6 +13,12 @@
 
 namespace initbench {
 
+// The PATH payload commands run with, as an environment entry ("PATH=/payload/bin:...").
+const char* command_path_env();
+
+// NAME looked up in that PATH (a name with a '/' is taken as it is); "" when not found.
+std::string resolve_program(const std::string& name);
+
 // True when the configuration names a command or a module: the run measures those and
 // runs no phases.
 bool command_mode(const Config& config);

@@ -7,6 +7,7 @@
 #include "bpf/task_storage_probe.h"
 #include "bpf/wakeups_probe.h"
 #include "common/perf_events.h"
+#include "init/background.h"
 #include "init/commands.h"
 #include "init/load_group.h"
 #include "init/perf_counters.h"
@@ -130,6 +131,9 @@ class Runner {
 public:
     Runner(const Config& config, Console& console, KmsgWatcher& kmsg)
         : config_(config), console_(console), kmsg_(kmsg) {}
+
+    // A background payload's tasks are not left behind by a phase.
+    void set_background_group(pid_t group) { background_group_ = group; }
 
     bool plan() {
         bool ok = plan_options();
@@ -316,7 +320,7 @@ private:
         const Snapshot s1 = snapshot(group_);
         const double elapsed = s1.t - s0.t;
         const StopReport stopped = group ? group->stop() : StopReport{};
-        const unsigned leftover = count_user_tasks();
+        const unsigned leftover = count_user_tasks(background_group_);
         group_ = nullptr;
         nlohmann::json probe_results = nlohmann::json::array();
         for (auto& probe : probes_)
@@ -492,6 +496,7 @@ private:
     LoadGroup* group_ = nullptr;
     std::string phase_name_;
     double churn_next_ = HUGE_VAL;
+    pid_t background_group_ = 0;
     nlohmann::json early_exits_;
     std::vector<nlohmann::json> summary_;
 };
@@ -499,12 +504,21 @@ private:
 } // namespace
 
 bool run_experiment(const Config& config, Console& console, KmsgWatcher& kmsg, ExperimentTimes& times) {
-    if (command_mode(config))
-        return run_commands(config, console, kmsg, times);
+    Background background;
+    if (command_mode(config)) {
+        if (!background.start(config.str("background"), console))
+            return false;
+        const bool ok = run_commands(config, console, kmsg, times);
+        background.stop(console);
+        return ok;
+    }
     Runner runner(config, console, kmsg);
-    if (!runner.plan())
+    if (!runner.plan() || !background.start(config.str("background"), console))
         return false;
-    return runner.run(times);
+    runner.set_background_group(background.group());
+    const bool ok = runner.run(times);
+    background.stop(console);
+    return ok;
 }
 
 } // namespace initbench

@@ -352,7 +352,7 @@ StopReport LoadGroup::stop() {
     return report_;
 }
 
-unsigned count_user_tasks() {
+unsigned count_user_tasks(pid_t except_group) {
     unsigned n = 0;
     DIR* d = ::opendir("/proc");
     if (!d)
@@ -368,6 +368,9 @@ unsigned count_user_tasks() {
         auto fields = stat_fields(stat.value());
         auto flags = fields.size() > 6 ? to_uint(fields[6]) : std::nullopt;
         if (flags && (*flags & kPfKthread))
+            continue;
+        auto group = fields.size() > 2 ? to_uint(fields[2]) : std::nullopt;
+        if (except_group > 0 && group == uint64_t(except_group))
             continue;
         n++;
     }

@@ -123,7 +123,8 @@ std::optional<uint64_t> keyed_value(std::string_view text, std::string_view key)
 std::vector<std::string_view> stat_fields(std::string_view stat);
 
 // Tasks other than PID 1 and kernel threads, zombies included: what a phase left behind.
-unsigned count_user_tasks();
+// Those of process group `except_group` (a background payload's), when not 0, are not counted.
+unsigned count_user_tasks(pid_t except_group = 0);
 // Raises kernel.threads-max and kernel.pid_max where they would refuse `tasks` more tasks
 // than there are now; says what it changed (an empty object when nothing).
 nlohmann::json make_room_for_tasks(uint64_t tasks);
