@@ -216,5 +216,37 @@ class MmCidProfile(BootTest):
         self.assert_nothing_left()
 
 
+class RcuTasksTraceProfile(BootTest):
+    """`initbench.profile=rcu_tasks_trace`, its sleep phase shortened: 15 000 sleepers with
+    task-storage churn make real RCU Tasks Trace grace periods, and the kthread's ticks."""
+    PARAMS = ("initbench.profile=rcu_tasks_trace", "initbench.phases=sleep", "initbench.duration=3")
+    ARGS = ("--memory", "2048")
+
+    def probe(self, name):
+        found = [p for p in self.r.records("probe") if p["probe"] == name]
+        self.assertEqual(len(found), 1, name)
+        return found[0]
+
+    def test_complete(self):
+        assert_clean_end(self, self.r)
+        self.assertEqual(self.r.records("error"), [])
+        sleep = self.r.one("phase")
+        self.assertEqual(sleep["failures"]["task_create"], 0)
+        self.assert_nothing_left()
+
+    def test_grace_periods_under_churn(self):
+        churn = self.probe("task_storage_churn")
+        self.assertGreater(churn["created"], 0)
+        self.assertEqual(churn["deleted"], churn["created"])
+        span = self.probe("span")
+        self.assertTrue(span["supported"], span.get("reason"))
+        self.assertEqual(span["from"], "rcu_tasks_trace_pregp_step")
+        self.assertGreater(span["count"], 0, "no Tasks Trace grace period: is the kthread starved?")
+        self.assertGreater(span["avg"], 0)
+        kthread = self.probe("kthread")
+        self.assertIn("rcu_tasks_trace_kthread", [t["comm"] for t in kthread["threads"]])
+        self.assertIn("ticks_per_span", kthread)
+
+
 if __name__ == "__main__":
     unittest.main()
