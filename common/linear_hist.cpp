@@ -1,5 +1,6 @@
 #include "common/linear_hist.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
@@ -15,7 +16,9 @@ double LinearHistogramSpec::unit_ns() const {
 }
 
 unsigned LinearHistogramSpec::buckets() const {
-    return static_cast<unsigned>(std::ceil((max - min) / step - 1e-9));
+    // In double first: a huge MAX or a tiny STEP must read as too many, never wrap around.
+    const double n = std::ceil((max - min) / step - 1e-9);
+    return n > kMaxLinearBuckets ? kMaxLinearBuckets + 1 : static_cast<unsigned>(std::max(n, 0.0));
 }
 
 std::optional<LinearHistogramSpec> parse_linear_hist(std::string_view text, std::string& why) {

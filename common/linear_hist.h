@@ -12,7 +12,8 @@ struct LinearHistogramSpec {
     double min = 0, max = 100, step = 5;
     std::string unit = "us"; // ns | us | ms
     double unit_ns() const;  // nanoseconds per unit
-    unsigned buckets() const; // between min and max, not counting under/overflow
+    unsigned buckets() const; // between min and max, not counting under/overflow;
+                              // kMaxLinearBuckets + 1 stands for "too many"
 };
 
 inline constexpr unsigned kMaxLinearBuckets = 256;

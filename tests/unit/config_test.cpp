@@ -113,6 +113,17 @@ TEST(Config, BadNumbers) {
         has(only_error(parse("initbench.rounds=99999999999999999999999")).reason, "out of range"));
 }
 
+// Found by fuzz_config: a huge MAX overflowed the bucket count (undefined behaviour, and a
+// count that could wrap to an accepted one).
+TEST(Config, HugeLinearHistogramIsTooManyBuckets) {
+    EXPECT_TRUE(has(only_error(parse("initbench.funclat.hist=10:1000000000000000000000:5:us")).reason,
+                    "more than 256 buckets"));
+    EXPECT_TRUE(has(only_error(parse("initbench.funclat.hist=0:1:0.0000000000000000001:ns")).reason,
+                    "more than 256 buckets"));
+    EXPECT_TRUE(parse("initbench.funclat.hist=0:256:1:us").ok());
+    EXPECT_TRUE(has(only_error(parse("initbench.funclat.hist=0:257:1:us")).reason, "more than 256 buckets"));
+}
+
 TEST(Config, OutOfRangeSaysTheRange) {
     EXPECT_EQ(only_error(parse("initbench.duration=0.01")).reason,
               "out of range: must be between 0.05 and 86400 seconds");
