@@ -146,6 +146,39 @@ nlohmann::json results_document(const ParsedLog& log, const Verdict& verdict, nl
             {"records", std::move(records)}};
 }
 
+namespace {
+
+// perf stat's shape: the command, its mean time and ± (relative standard error), then
+// each counter's mean and ±, or why it is not supported.
+void command_summary(std::ostream& out, const nlohmann::json& j) {
+    const std::string what = text(j, "kind") == "module" ? text(j, "module") : text(j, "command");
+    out << "command " << what << "  x" << text(j, "repeat", "1");
+    auto elapsed = j.find("elapsed_s");
+    if (elapsed != j.end() && elapsed->is_object())
+        out << "  " << number(*elapsed, "mean") << " s ( +- " << number(*elapsed, "rel_stderr_pct") << "% )";
+    out << "\n";
+    auto counters = j.find("counters");
+    if (counters == j.end() || !counters->is_array())
+        return;
+    for (const auto& c : *counters) {
+        if (!c.is_object())
+            continue;
+        out << "  " << text(c, "event") << " ";
+        auto supported = c.find("supported");
+        if (supported == c.end() || !supported->is_boolean() || !supported->get<bool>()) {
+            out << text(c, "reason", "not supported") << "\n";
+            continue;
+        }
+        out << number(c, "mean") << " " << text(c, "unit") << " ( +- " << number(c, "rel_stderr_pct") << "% )";
+        auto derived = c.find("derived");
+        if (derived != c.end() && derived->is_object())
+            out << "  " << number(*derived, "value") << " " << text(*derived, "unit");
+        out << "\n";
+    }
+}
+
+} // namespace
+
 std::string human_summary(const ParsedLog& log, const Verdict& verdict) {
     std::ostringstream out;
     if (const auto* h = find_type(log, "header")) {
@@ -178,6 +211,8 @@ std::string human_summary(const ParsedLog& log, const Verdict& verdict) {
             else
                 out << " unsupported: " << text(j, "reason");
             out << "\n";
+        } else if (type == "command") {
+            command_summary(out, j);
         } else if (type == "error" || type == "warning" || type == "kernel") {
             out << type << (type == "kernel" ? "  " : "   ") << text(j, "what", text(j, "kind")) << ": "
                 << text(j, "reason", text(j, "line")) << "\n";

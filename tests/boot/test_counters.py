@@ -119,6 +119,10 @@ class CommandRepeat(unittest.TestCase):
         self.assertIn("/sys/kernel/", self.cmd["output"])
         self.assertEqual(self.r.records("phase"), [], "command mode runs no phases")
 
+    def test_printed_summary_shows_the_command(self):
+        self.assertIn("command busybox find /sys/kernel -maxdepth 2  x20", self.r.stdout)
+        self.assertRegex(self.r.stdout, r"\n  task-clock [0-9.e+]+ ns \( \+- [0-9.]+% \)")
+
     def test_statistics_as_perf_stat_r(self):
         c = by_event(self.cmd["counters"])
         for name in ("task-clock", "page-faults", "context-switches"):

@@ -297,6 +297,23 @@ TEST(HumanSummary, NamesKernelPhasesAndVerdict) {
     EXPECT_TRUE(contains(s.substr(s.rfind("result")), "errors"));
 }
 
+TEST(HumanSummary, CommandRecordsLikePerfStat) {
+    const json command = json::parse(R"json({"type": "command", "kind": "exec", "command": "busybox true",
+        "repeat": 20, "elapsed_s": {"mean": 0.0215, "rel_stderr_pct": 1.14},
+        "counters": [{"event": "task-clock", "supported": true, "unit": "ns", "mean": 2.5e6,
+                      "rel_stderr_pct": 1.2, "derived": {"value": 0.94, "unit": "CPUs utilized"}},
+                     {"event": "cycles", "supported": false,
+                      "reason": "not supported: No such file or directory (errno 2)"}]})json");
+    const json module = {{"type", "command"}, {"kind", "module"}, {"module", "/payload/m.ko"}, {"repeat", 10}};
+    const ParsedLog log = parse_log(run_log({command, module}));
+    const std::string s = human_summary(log, judge(log, std::nullopt));
+    for (const char* want : {"command busybox true  x20  0.0215 s ( +- 1.14% )",
+                             "  task-clock 2.5e+06 ns ( +- 1.2% )  0.94 CPUs utilized",
+                             "  cycles not supported: No such file or directory (errno 2)",
+                             "command /payload/m.ko  x10"})
+        EXPECT_TRUE(contains(s, want)) << "missing \"" << want << "\" in:\n" << s;
+}
+
 TEST(HumanSummary, WithoutHeader) {
     const ParsedLog log = parse_log("");
     const std::string s = human_summary(log, judge(log, std::nullopt));
