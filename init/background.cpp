@@ -7,16 +7,14 @@
 
 #include <csignal>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 namespace initbench {
 namespace {
 
-constexpr const char* kOutputPath = "/tmp/initbench-background.out";
-
-// The last non-empty line of what the command printed, for the warning.
-std::string last_output_line() {
-    std::string text = read_file(kOutputPath, 1 << 20).value_or("");
+// The last non-empty line of what the command printed, for a warning or an error.
+std::string last_line(const std::string& text) {
     auto lines = split_lines(text);
     for (auto it = lines.rbegin(); it != lines.rend(); ++it)
         if (auto line = trim(*it); !line.empty())
@@ -26,7 +24,38 @@ std::string last_output_line() {
 
 } // namespace
 
-bool Background::start(const std::string& command, Console& console) {
+namespace {
+constexpr std::pair<const char*, int> kWindowSignals[] = {
+    {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP}};
+}
+
+int background_signal(const std::string& name) {
+    for (const auto& [n, sig] : kWindowSignals)
+        if (name == n)
+            return sig;
+    return 0;
+}
+
+std::string background_signal_name(int signal) {
+    for (const auto& [n, sig] : kWindowSignals)
+        if (signal == sig)
+            return n;
+    return "none";
+}
+
+BackgroundOptions background_options(const Config& config) {
+    BackgroundOptions o;
+    o.command = config.str("background");
+    o.ready = config.str("background.ready");
+    o.ready_timeout = config.seconds("background.ready_timeout");
+    o.window_signal = background_signal(config.str("background.window_signal"));
+    o.record = config.flag("background.record");
+    return o;
+}
+
+bool Background::start(BackgroundOptions options, Console& console) {
+    options_ = std::move(options);
+    const std::string& command = options_.command;
     if (command.empty())
         return true;
     std::vector<std::string> argv;
@@ -49,9 +78,12 @@ bool Background::start(const std::string& command, Console& console) {
         cargv.push_back(a.data());
     cargv.push_back(nullptr);
     const char* const env[] = {command_path_env(), "HOME=/root", "TERM=linux", nullptr};
-    const int out_fd = ::open(kOutputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // Appending: the window marks the init writes land between the command's own lines.
+    const int out_fd = ::open(options_.output_path.c_str(),
+                              O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     Fd out(out_fd >= 0 ? out_fd : ::open("/dev/null", O_WRONLY | O_CLOEXEC));
     Fd in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    const double t0 = monotonic_seconds();
     const pid_t pid = ::fork();
     if (pid < 0) {
         console.error("background", errno_error("fork").message(), "background");
@@ -71,21 +103,95 @@ bool Background::start(const std::string& command, Console& console) {
         ::_exit(127);
     }
     ::setpgid(pid, pid);
-    pid_ = pid;
-    command_ = command;
+    pid_ = started_ = pid;
+    start_time_ = t0;
     return true;
 }
 
-void Background::kill_and_reap(int* status, bool* exited_before) {
-    int s = 0;
+bool Background::reaped_now() {
+    if (exited_)
+        return true;
+    if (!pid_)
+        return false;
     pid_t got;
-    while ((got = ::waitpid(pid_, &s, WNOHANG)) < 0 && errno == EINTR) {
+    while ((got = ::waitpid(pid_, &status_, WNOHANG)) < 0 && errno == EINTR) {
     }
-    const bool before = got == pid_;
-    ::kill(-pid_, SIGKILL);
-    if (!before && got == 0)
-        while (::waitpid(pid_, &s, 0) < 0 && errno == EINTR) {
+    exited_ = got == pid_;
+    return exited_;
+}
+
+bool Background::wait_ready(Console& console) {
+    if (!pid_ || options_.ready.empty())
+        return true;
+    const double deadline = start_time_ + options_.ready_timeout;
+    for (;;) {
+        // The text may be printed by the command's last act: look before asking if it ended.
+        const bool ended = reaped_now();
+        if (output().find(options_.ready) != std::string::npos) {
+            ready_s_ = monotonic_seconds() - start_time_;
+            return true;
         }
+        std::string why;
+        if (ended)
+            why = "'" + options_.command + "' " + describe_exit(status_) + " before it printed '" +
+                  options_.ready + "'";
+        else if (monotonic_seconds() >= deadline)
+            why = "'" + options_.command + "' did not print '" + options_.ready + "' within " +
+                  std::to_string(int(options_.ready_timeout)) + " s (background.ready_timeout)";
+        if (!why.empty()) {
+            if (auto line = last_line(output()); !line.empty())
+                why += "; its last line: " + line;
+            console.error("background", why, "background.ready");
+            return false;
+        }
+        ::usleep(20 * 1000);
+    }
+}
+
+void Background::window(const char* event, const std::string& phase, uint64_t round) {
+    if (!pid_ || !options_.window_signal)
+        return;
+    const nlohmann::json mark{
+        {"initbench", event}, {"phase", phase}, {"round", round}, {"t", monotonic_seconds()}};
+    if (auto fd = open_fd(options_.output_path, O_WRONLY | O_APPEND | O_CLOEXEC)) {
+        (void)write_all(fd.value().get(), mark.dump() + "\n");
+        struct stat st {};
+        after_mark_ = ::fstat(fd.value().get(), &st) == 0 ? st.st_size : 0;
+    }
+    marks_++;
+    if (!exited_)
+        ::kill(pid_, options_.window_signal);
+}
+
+void Background::await_answer() {
+    if (!pid_ || !options_.window_signal)
+        return;
+    // The answer has come when the output has grown past the mark and then stayed the same
+    // for a while (an answer of several lines is written in several writes).
+    const double deadline = monotonic_seconds() + kBackgroundAnswerWait;
+    off_t last = after_mark_;
+    double changed = 0;
+    struct stat st {};
+    while (monotonic_seconds() < deadline && !reaped_now()) {
+        const double now = monotonic_seconds();
+        if (::stat(options_.output_path.c_str(), &st) == 0 && st.st_size != last) {
+            last = st.st_size;
+            changed = now;
+        } else if (changed > 0 && now - changed >= 0.1) {
+            return;
+        }
+        ::usleep(5 * 1000);
+    }
+}
+
+void Background::kill_and_reap() {
+    exited_before_stop_ = reaped_now();
+    ::kill(-pid_, SIGKILL);
+    if (!exited_) {
+        while (::waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
+        }
+        exited_ = true;
+    }
     // What it started, now the init's children in its process group: reaped for a second at
     // most (a task stuck in the kernel is left to the end's reaping).
     const double deadline = monotonic_seconds() + 1;
@@ -96,31 +202,57 @@ void Background::kill_and_reap(int* status, bool* exited_before) {
         if (p <= 0)
             ::usleep(1000);
     }
-    if (status)
-        *status = s;
-    if (exited_before)
-        *exited_before = before;
     pid_ = 0;
 }
 
 void Background::stop(Console& console) {
     if (!pid_)
         return;
-    int status = 0;
-    bool exited_before = false;
-    kill_and_reap(&status, &exited_before);
-    if (exited_before && status != 0) {
+    kill_and_reap();
+    if (exited_before_stop_ && status_ != 0) {
         std::string reason =
-            "'" + command_ + "' " + describe_exit(status) + " before the run ended";
-        if (auto line = last_output_line(); !line.empty())
+            "'" + options_.command + "' " + describe_exit(status_) + " before the run ended";
+        if (auto line = last_line(output()); !line.empty())
             reason += ": " + line;
         console.warning("background", reason);
     }
+    if (options_.record)
+        console.emit(record());
+}
+
+std::string Background::output() const {
+    return read_file(options_.output_path, 64 << 20).value_or("");
+}
+
+nlohmann::json Background::record() const {
+    const std::string text = output();
+    const bool cut = text.size() > kBackgroundRecordTail;
+    nlohmann::json r{{"type", "background"},
+                     {"command", options_.command},
+                     {"pid", started_},
+                     {"marks", marks_},
+                     {"output_bytes", text.size()},
+                     {"output_truncated", cut},
+                     {"output", cut ? text.substr(text.size() - kBackgroundRecordTail) : text}};
+    if (!options_.ready.empty()) {
+        r["ready"] = options_.ready;
+        r["ready_s"] = ready_s_ >= 0 ? nlohmann::json(ready_s_) : nlohmann::json(nullptr);
+    }
+    if (options_.window_signal)
+        r["window_signal"] = background_signal_name(options_.window_signal);
+    if (exited_) {
+        // Killed at the stop, or ended on its own before it.
+        r["ended"] = exited_before_stop_ ? describe_exit(status_) : "killed at the end of the run";
+        if (exited_before_stop_)
+            r[WIFSIGNALED(status_) ? "signal" : "exit"] =
+                WIFSIGNALED(status_) ? WTERMSIG(status_) : WEXITSTATUS(status_);
+    }
+    return r;
 }
 
 Background::~Background() {
     if (pid_)
-        kill_and_reap(nullptr, nullptr);
+        kill_and_reap();
 }
 
 } // namespace initbench

@@ -132,8 +132,9 @@ public:
     Runner(const Config& config, Console& console, KmsgWatcher& kmsg)
         : config_(config), console_(console), kmsg_(kmsg) {}
 
-    // A background payload's tasks are not left behind by a phase.
-    void set_background_group(pid_t group) { background_group_ = group; }
+    // A background payload: its tasks are not left behind by a phase, and it may want each
+    // window marked.
+    void set_background(Background* background) { background_ = background; }
 
     bool plan() {
         bool ok = plan_options();
@@ -299,6 +300,8 @@ private:
             probe->phase_begin();
         const double interval = duration <= 2 ? duration / 4 : 1.0;
         const Snapshot s0 = snapshot(group_);
+        if (background_)
+            background_->window("window_open", phase.name, round);
         nlohmann::json samples = nlohmann::json::array(), task_samples = nlohmann::json::array();
         uint64_t last_ops = s0.ops, peak_tasks = 0;
         double last_t = s0.t;
@@ -318,9 +321,14 @@ private:
         for (auto& probe : probes_)
             probe->window_end();
         const Snapshot s1 = snapshot(group_);
+        if (background_) {
+            // Its answer comes while the load still runs, as the one to window_open did.
+            background_->window("window_close", phase.name, round);
+            background_->await_answer();
+        }
         const double elapsed = s1.t - s0.t;
         const StopReport stopped = group ? group->stop() : StopReport{};
-        const unsigned leftover = count_user_tasks(background_group_);
+        const unsigned leftover = count_user_tasks(background_ ? background_->group() : 0);
         group_ = nullptr;
         nlohmann::json probe_results = nlohmann::json::array();
         for (auto& probe : probes_)
@@ -496,7 +504,7 @@ private:
     LoadGroup* group_ = nullptr;
     std::string phase_name_;
     double churn_next_ = HUGE_VAL;
-    pid_t background_group_ = 0;
+    Background* background_ = nullptr;
     nlohmann::json early_exits_;
     std::vector<nlohmann::json> summary_;
 };
@@ -504,21 +512,33 @@ private:
 } // namespace
 
 bool run_experiment(const Config& config, Console& console, KmsgWatcher& kmsg, ExperimentTimes& times) {
+    const BackgroundOptions options = background_options(config);
+    if (options.command.empty())
+        for (const char* key : {"background.ready", "background.ready_timeout",
+                                "background.window_signal", "background.record"})
+            if (config.source(key) != "default") {
+                console.error(key, "set without initbench.background", key);
+                return false;
+            }
+    // The background command runs around the commands or the phases; they wait until it is
+    // ready, and it is stopped (its record emitted, when asked for) whatever happens.
     Background background;
-    if (command_mode(config)) {
-        if (!background.start(config.str("background"), console))
+    auto around = [&](auto&& body) {
+        if (!background.start(options, console))
             return false;
-        const bool ok = run_commands(config, console, kmsg, times);
+        const bool ok = background.wait_ready(console) && body();
         background.stop(console);
         return ok;
-    }
+    };
+    if (command_mode(config))
+        return around([&] { return run_commands(config, console, kmsg, times); });
     Runner runner(config, console, kmsg);
-    if (!runner.plan() || !background.start(config.str("background"), console))
+    if (!runner.plan())
         return false;
-    runner.set_background_group(background.group());
-    const bool ok = runner.run(times);
-    background.stop(console);
-    return ok;
+    return around([&] {
+        runner.set_background(&background);
+        return runner.run(times);
+    });
 }
 
 } // namespace initbench

@@ -1,68 +1,181 @@
 #!/usr/bin/env python3
 """Probe overhead per event: a tight getppid() loop (the `syscall` load) with no probe, with
-funclat on the syscall via fentry/fexit and via kprobe/kretprobe. Prints ns per call and
-the probe's cost per event, and checks that the probe counted every call.
+funclat on the syscall via fentry/fexit and via kprobe/kretprobe, and with bpftrace's
+equivalent (kfunc/kretfunc and kprobe/kretprobe recording each call's duration in a
+histogram). Prints ns per call, the probe's cost per event, and how many events each probe
+counted per call of the load; then one more boot with funclat and bpftrace attached together
+compares their counts of the same calls.
 
   scripts/bench-probes.py [--kernel VMLINUZ] [--clock icount|wall] [--duration S]
+                          [--cli BUILD/host/initbench] [--image BASE.cpio.gz] [--no-bpftrace]
+
+bpftrace is Debian's (apt-get install bpftrace): the binary, its libraries and the dynamic
+loader are packed under /payload/bpftrace (scripts/guest_kit.py) and started as
+initbench.background before the phase. The phase waits until bpftrace has attached
+(background.ready: BEGIN's printf is read only after every probe is attached), and
+background.window_signal=USR1 marks the window's start and end in bpftrace's output and makes
+it print its maps there: the window's count is the difference. Under TCG bpftrace needs a
+while to start (LLVM compiles the program in the guest): the runs allow an hour.
 
 Under --clock icount (default) guest time is instructions: the figures repeat boot to
-boot, and they count the instructions a probe adds, not cache effects. bpftrace's
-equivalent needs a guest with Debian's bpftrace, which this image does not have."""
+boot, and they count the instructions a probe adds, not cache effects."""
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from guest_kit import dynamic_kit
+
 ROOT = Path(__file__).resolve().parents[1]
 # getppid() reaches __task_pid_nr_ns once per call; the __x64_sys_ wrappers are not in BTF.
 FUNCTION = "__task_pid_nr_ns"
+GUEST_DIR = "/payload/bpftrace"
+READY = "initbench-bpftrace-attached"
+# Runs bpftrace through its own loader, put where the binary looks for it, so that
+# /proc/self/exe is bpftrace itself (its BEGIN probe may be a uprobe on it).
+RUN_SH = f"""#!/bin/sh
+mkdir -p /lib64
+ln -sf {GUEST_DIR}/ld.so /lib64/ld-linux-x86-64.so.2
+export LD_LIBRARY_PATH={GUEST_DIR}/lib
+exec {GUEST_DIR}/bpftrace "$@"
+"""
+# funclat's equivalent: each call's duration (entry to return, per thread) in a log2
+# histogram, and the number of calls.
+PROGRAM = """BEGIN { printf("%s\\n"); }
+ENTRY { @start[tid] = nsecs; }
+EXIT /@start[tid]/ {
+    @ns = hist(nsecs - @start[tid]);
+    @calls = count();
+    delete(@start[tid]);
+}
+"""
+BPFTRACE_MODES = {"kfunc": ("kfunc", "kretfunc"), "kprobe": ("kprobe", "kretprobe")}
 
 
-def boot(cli, kernel, clock, duration, extra):
+def boot(cli, kernel, clock, duration, extra, run_args=()):
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "r.json"
         params = ["initbench.phases=syscall", "initbench.workers=1", f"initbench.duration={duration}",
                   "initbench.warmup=0.5", "nokaslr", "norandmaps", *extra]
         subprocess.run([cli, "run", "--kernel", kernel, "--accel", "tcg", "--clock", clock, "--quiet",
-                        "--out", str(out), "--", *params], check=True)
+                        *run_args, "--out", str(out), "--", *params], check=True)
         doc = json.loads(out.read_text())
     phase = [r for r in doc["records"] if r["type"] == "phase"][0]
     probe = [r for r in doc["records"] if r["type"] == "probe"]
+    background = [r for r in doc["records"] if r["type"] == "background"]
     calls = phase["ops"] * 1024
-    return calls / phase["duration_s"], calls, (probe[0] if probe else None)
+    rate = calls / phase["duration_s"]
+    return rate, calls, (probe[0] if probe else None), (background[0] if background else None)
+
+
+def bpftrace_kit(tmp: Path) -> Path:
+    """bpftrace, its libraries, the loader, run.sh and one program per mode, in tmp/bpftrace."""
+    binary = shutil.which("bpftrace")
+    if not binary:
+        sys.exit("bench-probes: no bpftrace on this host: apt-get install bpftrace (or --no-bpftrace)")
+    kit = tmp / "bpftrace"
+    dynamic_kit(binary, kit)
+    (kit / "run.sh").write_text(RUN_SH)
+    (kit / "run.sh").chmod(0o755)
+    for mode, (entry, exit_) in BPFTRACE_MODES.items():
+        text = PROGRAM.replace("ENTRY", f"{entry}:{FUNCTION}").replace("EXIT", f"{exit_}:{FUNCTION}")
+        (kit / f"{mode}.bt").write_text(text % READY)
+    return kit
+
+
+def cost_per_event(ns, base_ns, events, calls):
+    """The time a call took longer than without a probe, per event the probe counted."""
+    return (ns - base_ns) * calls / events if events else None
+
+
+def window_count(background):
+    """@calls printed after the window_open and after the window_close mark: their difference."""
+    at = {}
+    mark = None
+    for line in background["output"].splitlines():
+        try:
+            j = json.loads(line)
+        except ValueError:
+            continue
+        if "initbench" in j:
+            mark = j["initbench"]
+        elif j.get("type") == "map" and "@calls" in j.get("data", {}) and mark and mark not in at:
+            at[mark] = j["data"]["@calls"]
+    if set(at) != {"window_open", "window_close"}:
+        raise ValueError(f"bpftrace printed no @calls after each window mark:\n{background['output'][-2000:]}")
+    return at["window_close"] - at["window_open"]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernel")
     ap.add_argument("--cli", default=str(ROOT / "build/host/initbench"))
+    ap.add_argument("--image", help="base image to pack bpftrace onto (default: the one beside --cli's build)")
     ap.add_argument("--clock", default="icount", choices=["icount", "wall"])
     ap.add_argument("--duration", default="2")
+    ap.add_argument("--no-bpftrace", action="store_true", help="only initbench's own probes")
     a = ap.parse_args()
     kernel = a.kernel or subprocess.run([str(ROOT / "scripts/fetch-debs.sh"), "kernel", "amd64"], check=True,
                                         capture_output=True, text=True).stdout.strip()
+    image = a.image or str(Path(a.cli).resolve().parents[1] / "initbench-x86_64.cpio.gz")
     rows = []
-    base_rate, _, _ = boot(a.cli, kernel, a.clock, a.duration, [])
+    same_window = None
+    base_rate, _, _, _ = boot(a.cli, kernel, a.clock, a.duration, [])
     base_ns = 1e9 / base_rate
-    rows.append(("no probe", base_ns, None, None, None))
+    rows.append(("no probe", base_ns, None, None, None, None))
     for mode in ("fentry", "kprobe"):
-        rate, calls, probe = boot(a.cli, kernel, a.clock, a.duration,
-                                  [f"initbench.funclat={FUNCTION}", f"initbench.attach={mode}"])
+        rate, calls, probe, _ = boot(a.cli, kernel, a.clock, a.duration,
+                                     [f"initbench.funclat={FUNCTION}", f"initbench.attach={mode}"])
         if not probe or not probe.get("supported"):
-            rows.append((f"funclat {mode}", None, None, None, probe and probe.get("reason")))
+            rows.append((f"funclat {mode}", None, None, None, None, probe and probe.get("reason")))
             continue
         ns = 1e9 / rate
-        rows.append((f"funclat {probe['mechanism']}", ns, ns - base_ns, probe["count"] / calls, None))
+        rows.append((f"funclat {probe['mechanism']}", ns, cost_per_event(ns, base_ns, probe["count"], calls),
+                     probe["count"], calls, None))
+    if not a.no_bpftrace:
+        with tempfile.TemporaryDirectory(prefix="initbench-bench-probes-") as t:
+            tmp = Path(t)
+            bpftrace_kit(tmp)
+            packed = tmp / "bpftrace.cpio.gz"
+            subprocess.run([a.cli, "pack", "--image", image, "--add", f"{tmp / 'bpftrace'}:{GUEST_DIR}",
+                            "-o", str(packed)], check=True, capture_output=True, text=True)
+            def with_bpftrace(mode, extra=()):
+                return boot(a.cli, kernel, a.clock, a.duration,
+                            [f'initbench.background="{GUEST_DIR}/run.sh -f json {GUEST_DIR}/{mode}.bt"',
+                             f"initbench.background.ready={READY}", "initbench.background.window_signal=USR1",
+                             "initbench.background.record=1", "initbench.background.ready_timeout=3000",
+                             "initbench.timeout=3500", *extra],
+                            ["--image", str(packed), "--memory", "2048", "--timeout", "3600"])
+
+            for mode, (entry, exit_) in BPFTRACE_MODES.items():
+                rate, calls, _, background = with_bpftrace(mode)
+                name = f"bpftrace {entry}/{exit_}"
+                if not background:
+                    rows.append((name, None, None, None, None, "no background record"))
+                    continue
+                ns = 1e9 / rate
+                events = window_count(background)
+                rows.append((name, ns, cost_per_event(ns, base_ns, events, calls), events, calls, None))
+                print(f"{name}: attached {background['ready_s']:.1f} s after its start", file=sys.stderr)
+            # Both at once, on the same calls: do they count the same events?
+            _, calls, probe, background = with_bpftrace("kfunc", [f"initbench.funclat={FUNCTION}",
+                                                                  "initbench.attach=fentry"])
+            same_window = (probe["count"], window_count(background), calls)
     print(f"clock {a.clock}, kernel {Path(kernel).name}, {FUNCTION}")
-    print(f"{'setup':28} {'ns/call':>9} {'probe ns/event':>15} {'events/calls':>13}")
-    for name, ns, cost, ratio, why in rows:
+    print(f"{'setup':28} {'ns/call':>9} {'probe ns/event':>15} {'events':>10} {'calls':>10} {'events/calls':>13}")
+    for name, ns, cost, events, calls, why in rows:
         if ns is None:
             print(f"{name:28} unsupported: {why}")
             continue
-        print(f"{name:28} {ns:9.1f} {'' if cost is None else f'{cost:15.1f}'} "
-              f"{'' if ratio is None else f'{ratio:13.3f}'}")
+        print(f"{name:28} {ns:9.1f} {'' if cost is None else f'{cost:15.1f}'}"
+              + ("" if events is None else f" {events:10d} {calls:10d} {events / calls:13.4f}"))
+    if same_window:
+        funclat, bpftrace, calls = same_window
+        print(f"one window, both probes: funclat fentry/fexit {funclat}, bpftrace kfunc/kretfunc {bpftrace} "
+              f"({bpftrace - funclat:+d}, {100 * (bpftrace - funclat) / funclat:+.3f} %), load calls {calls}")
     return 0
 
 

@@ -21,6 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from guest_kit import dynamic_kit, loader_command
+
 SOURCE = Path(__file__).resolve().parents[1]
 EVENTS = "page-faults,context-switches,task-clock"
 # A command with real work for both counters: 50 fork+exec+wait of a BusyBox applet.
@@ -32,17 +34,7 @@ def perf_kit(dest: Path) -> None:
     perf = shutil.which("perf")
     if not perf:
         sys.exit("perf-agreement: no perf on this host: apt-get install linux-perf")
-    (dest / "lib").mkdir(parents=True)
-    shutil.copy(perf, dest / "perf")
-    for line in subprocess.run(["ldd", perf], check=True, capture_output=True, text=True).stdout.splitlines():
-        m = re.search(r"(/\S+) \(0x", line)
-        if not m:
-            continue
-        lib = Path(m.group(1))
-        if "ld-linux" in lib.name:
-            shutil.copy(lib.resolve(), dest / "ld.so")
-        else:
-            shutil.copy(lib.resolve(), dest / "lib" / lib.name)
+    dynamic_kit(perf, dest)
 
 
 def boot(initbench, kernel, image, args, tmp, name):
@@ -86,7 +78,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="initbench-perf-agreement-") as t:
         tmp = Path(t)
         perf_kit(tmp / "perf")
-        loader = "/payload/perf/ld.so --library-path /payload/perf/lib /payload/perf/perf"
+        loader = loader_command("/payload/perf", "perf")
         experiments = {
             "initbench": f"cmd = {COMMAND}\nrepeat = {args.repeat}\nperf = {EVENTS}\n",
             # perf counts the command; initbench runs perf once, with its default counters.
