@@ -22,12 +22,10 @@ std::string last_line(const std::string& text) {
     return {};
 }
 
-} // namespace
-
-namespace {
 constexpr std::pair<const char*, int> kWindowSignals[] = {
     {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP}};
-}
+
+} // namespace
 
 int background_signal(const std::string& name) {
     for (const auto& [n, sig] : kWindowSignals)
