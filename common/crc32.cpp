@@ -18,6 +18,16 @@ constexpr std::array<uint32_t, 256> make_table() {
 
 constexpr auto kTable = make_table();
 
+// Which table entry has a given top byte (each has a different one).
+constexpr std::array<uint8_t, 256> make_top_byte_index() {
+    std::array<uint8_t, 256> index{};
+    for (uint32_t i = 0; i < 256; ++i)
+        index[kTable[i] >> 24] = static_cast<uint8_t>(i);
+    return index;
+}
+
+constexpr auto kTopByteIndex = make_top_byte_index();
+
 } // namespace
 
 uint32_t crc32(std::string_view data, uint32_t seed) {
@@ -25,6 +35,15 @@ uint32_t crc32(std::string_view data, uint32_t seed) {
     uint32_t c = ~seed;
     for (unsigned char byte : data)
         c = kTable[(c ^ byte) & 0xFF] ^ (c >> 8);
+    return ~c;
+}
+
+uint32_t crc32_unwind(std::string_view data, uint32_t crc) {
+    uint32_t c = ~crc;
+    for (size_t i = data.size(); i-- > 0;) {
+        const uint32_t index = kTopByteIndex[c >> 24];
+        c = ((c ^ kTable[index]) << 8) | ((index ^ static_cast<unsigned char>(data[i])) & 0xFF);
+    }
     return ~c;
 }
 

@@ -11,6 +11,11 @@ namespace initbench {
 // computation is 0.
 uint32_t crc32(std::string_view data, uint32_t seed = 0);
 
+// The seed that crc32(data, seed) turns into `crc`: the CRC run backwards over data (each
+// step is invertible, since the table's top bytes are all different). For finding where a
+// known suffix must begin.
+uint32_t crc32_unwind(std::string_view data, uint32_t crc);
+
 // 8 lowercase hex digits, as the record frame writes a CRC.
 std::string crc32_hex(uint32_t crc);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "common/crc32.h"
 #include "common/record.h"
@@ -535,6 +536,11 @@ void LogParser::process(std::string_view raw) {
 }
 
 void LogParser::console_line(std::string_view text) {
+    if (pending_) {
+        if (rejoin(text))
+            return;
+        flush_pending();
+    }
     const size_t at = text.rfind(kFrameMarker);
     if (at == std::string_view::npos)
         return scan_kernel(text);
@@ -556,8 +562,12 @@ bool LogParser::frame(std::string_view text) {
         // line's "\r\n" on its own) leaves the record whole: keep it if its bytes verify.
         const size_t end = object_end(f->json);
         if (end == std::string_view::npos || end == f->json.size() ||
-            crc32_hex(crc32(f->json.substr(0, end))) != f->crc)
-            return fail("crc mismatch", f->seq);
+            crc32_hex(crc32(f->json.substr(0, end))) != f->crc) {
+            if (unterminated_ || text.size() > kMaxRejoin)
+                return fail("crc mismatch", f->seq);
+            pending_ = Pending{std::string(text), line_no_}; // the next line decides
+            return true;
+        }
         after = f->json.substr(end);
         f->json = f->json.substr(0, end);
     }
@@ -575,6 +585,68 @@ bool LogParser::frame(std::string_view text) {
         scan_kernel(after);
     }
     return true;
+}
+
+// A kernel message printed while a record was on its way to the console splits it: the
+// line ends with the message, and the record's rest is the next line (perhaps with another
+// message after it). The CRC tells where the record stops on the first line and where it
+// ends on the next: at each '}' of the next line, run the CRC back from the frame's value
+// to the state the first part must leave, and look for a cut of the first line that does.
+bool LogParser::rejoin(std::string_view next) {
+    const auto f = split_frame(pending_->text);
+    if (!f || next.size() > kMaxRejoin || next.find(kFrameMarker) != std::string_view::npos)
+        return false;
+    const std::string_view first = f->json;
+    std::unordered_map<uint32_t, size_t> cut_with_crc; // first[0, cut) has that CRC
+    uint32_t head = 0;
+    for (size_t cut = 1; cut <= first.size(); ++cut) {
+        head = crc32(first.substr(cut - 1, 1), head);
+        cut_with_crc.emplace(head, cut);
+    }
+    const uint32_t want = static_cast<uint32_t>(std::stoul(std::string(f->crc), nullptr, 16));
+    size_t tried = 0;
+    for (size_t end = next.size(); end > 0 && tried < kMaxRejoinEnds; --end) {
+        if (next[end - 1] != '}')
+            continue;
+        ++tried;
+        const auto hit = cut_with_crc.find(crc32_unwind(next.substr(0, end), want));
+        if (hit == cut_with_crc.end())
+            continue;
+        const size_t cut = hit->second;
+        const std::string joined = std::string(first.substr(0, cut)).append(next.substr(0, end));
+        json value = too_deep(joined) ? json(json::value_t::discarded)
+                                      : json::parse(joined, nullptr, /*allow_exceptions=*/false);
+        const json *v = value.is_object() ? member(value, "v") : nullptr;
+        const json *type = value.is_object() ? member(value, "type") : nullptr;
+        if (!v || !v->is_number_integer() || !type || !type->is_string())
+            continue;
+        const Pending held = std::move(*pending_);
+        pending_.reset();
+        const uint64_t now = std::exchange(line_no_, held.line);
+        accept(f->seq, std::string(f->crc), held.text, std::move(value));
+        scan_kernel(first.substr(cut)); // the message that split it
+        line_no_ = now;
+        if (end < next.size()) {
+            ++result_.text_after_record;
+            scan_kernel(next.substr(end));
+        }
+        ++result_.rejoined;
+        return true;
+    }
+    return false;
+}
+
+// The held frame did not rejoin: damaged, on its own line, as it would have been at once.
+void LogParser::flush_pending() {
+    const Pending held = std::move(*pending_);
+    pending_.reset();
+    const uint64_t now = std::exchange(line_no_, held.line);
+    const bool unterminated = std::exchange(unterminated_, false);
+    const auto f = split_frame(held.text);
+    damage(held.text, "crc mismatch", f ? std::optional<uint64_t>(f->seq) : std::nullopt);
+    scan_kernel(held.text);
+    unterminated_ = unterminated;
+    line_no_ = now;
 }
 
 void LogParser::damage(std::string_view text, std::string reason, std::optional<uint64_t> seq) {
@@ -643,6 +715,8 @@ void LogParser::finish() {
     unterminated_ = !line_.empty() || overlong_;
     if (unterminated_)
         end_line();
+    if (pending_)
+        flush_pending();
     finished_ = true;
     if (!cur_->empty())
         close_run();
@@ -712,6 +786,7 @@ json ParsedLog::summary_json() const {
           {"unlisted", unlisted},
           {"kernel_events", kernel_event_count},
           {"text_after_record", text_after_record},
+          {"rejoined", rejoined},
           {"lines", lines}}},
         {"damaged", map_list(damaged, [](const DamagedLine &d) { return to_json(d); })},
         {"missing", missing},

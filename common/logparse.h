@@ -78,6 +78,9 @@ struct ParsedLog {
     // Records that arrived whole with console text after them on the same line (a kernel
     // message printed before the record's newline); kept, since their CRC verified.
     uint64_t text_after_record = 0;
+    // Records split by a kernel message printed in their middle, whose two halves (the
+    // first line up to the message, and the next line) verify against the record's CRC.
+    uint64_t rejoined = 0;
     uint64_t lines = 0;
 
     nlohmann::json summary_json() const;
@@ -88,6 +91,8 @@ public:
     static constexpr size_t kMaxLine = 4u << 20; // longer lines are cut and reported
     static constexpr size_t kMaxExcerpt = 200;
     static constexpr size_t kMaxListed = 1000; // caps every per-line list
+    static constexpr size_t kMaxRejoin = 256u << 10; // longer split records stay damaged
+    static constexpr size_t kMaxRejoinEnds = 64;   // '}' of the next line tried as the end
 
     LogParser();
     ~LogParser();
@@ -111,6 +116,8 @@ private:
     void damage(std::string_view text, std::string reason, std::optional<uint64_t> seq = {});
     void accept(uint64_t seq, std::string crc, std::string_view text, nlohmann::json json);
     void scan_kernel(std::string_view text);
+    bool rejoin(std::string_view next);
+    void flush_pending();
     void close_run();
     void start_run();
 
@@ -119,6 +126,12 @@ private:
     bool finished_ = false;
     bool unterminated_ = false; // processing a last line that had no newline
     uint64_t line_no_ = 0;
+    // A frame whose CRC failed, held for one line: a kernel message may have split it.
+    struct Pending {
+        std::string text; // from the frame marker
+        uint64_t line;
+    };
+    std::optional<Pending> pending_;
     std::unique_ptr<Run> cur_;  // the run being read
     std::unique_ptr<Run> kept_; // the last complete run before it, if any
     ParsedLog result_;

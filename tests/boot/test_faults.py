@@ -60,12 +60,24 @@ def wait_for_load(n):
     return f"until [ -d /sys/fs/cgroup/initbench-load-{n} ]; do usleep 20000; done\n"
 
 
+def crc_end(text, crc, start=0):
+    """The first end of text (its whole length, or just after a '}') where text[:end] has
+    that CRC; None when there is none."""
+    ends = [len(text)] + [k + 1 for k in range(start, len(text)) if text[k] == "}"]
+    return next((e for e in ends if f"{zlib.crc32(text[:e].encode()):08x}" == crc), None)
+
+
 def intact_frames(log):
     """The frames of the log whose CRC verifies, by seq: what the guest really wrote. A frame
     verifies on its whole text, or on a prefix ending in '}' when console text followed the
-    record on its line (`trailed` counts those). The rest are `bad`."""
-    good, bad, trailed = {}, [], 0
-    for line in log.replace("\r", "").split("\n"):
+    record on its line (`trailed` counts those), or, when a kernel message split it, as a
+    prefix of its line joined with the next line (`rejoined`). The rest are `bad`."""
+    good, bad, trailed, rejoined = {}, [], 0, 0
+    lines = log.replace("\r", "").split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
         at = line.rfind("IB1 ")
         m = FRAME.match(line[at:]) if at >= 0 else None
         if not m:
@@ -73,14 +85,26 @@ def intact_frames(log):
                 bad.append((None, line))
             continue
         seq, crc, text = int(m.group(1)), m.group(2), m.group(3).rstrip(" \t")
-        ends = [len(text)] + [i + 1 for i, c in enumerate(text) if c == "}"]
-        end = next((e for e in ends if f"{zlib.crc32(text[:e].encode()):08x}" == crc), None)
-        if end is None:
+        end = crc_end(text, crc)
+        if end is not None:
+            trailed += end < len(text)
+            good.setdefault(seq, json.loads(text[:end]))
+            continue
+        rest = lines[i] if i < len(lines) and "IB1 " not in lines[i] else None
+        joined = None
+        for cut in range(1, len(text) + 1 if rest is not None else 0):
+            end = crc_end(text[:cut] + rest, crc, start=cut)
+            if end is not None:
+                joined = (text[:cut] + rest)[:end]
+                trailed += end < cut + len(rest)
+                break
+        if joined is None:
             bad.append((seq, line))
             continue
-        trailed += end < len(text)
-        good.setdefault(seq, json.loads(text[:end]))
-    return good, bad, trailed
+        i += 1
+        rejoined += 1
+        good.setdefault(seq, json.loads(joined))
+    return good, bad, trailed, rejoined
 
 
 class PanicMidRun(unittest.TestCase):
@@ -194,7 +218,7 @@ class ConsoleFlood(unittest.TestCase):
                      "phases = none,fork,none\nduration = 1\nrounds = 2\nwakeups = 1\n"
                      "background = sh /payload/faults/flood.sh\n")
         cls.r = run_image(image, extra_args=["--cpus", "2", "--timeout", "400"], timeout=500, workdir=cls.tmp.name)
-        cls.good, cls.bad, cls.trailed = intact_frames(cls.r.log)
+        cls.good, cls.bad, cls.trailed, cls.rejoined = intact_frames(cls.r.log)
 
     @classmethod
     def tearDownClass(cls):
@@ -217,9 +241,11 @@ class ConsoleFlood(unittest.TestCase):
             self.assertEqual(self.r.code, 5, self.r.doc["reason"])
             self.assertEqual(self.r.doc["verdict"], "corrupt")
             self.assertTrue(log["damaged"] or log["missing"])
-        # Records followed by a kernel message on their line are kept (their CRC verifies);
-        # every other frame line hit by the flood is reported damaged.
+        # Records followed by a kernel message on their line are kept (their CRC verifies), and
+        # so are records split by one whose halves verify; every other frame line hit by the
+        # flood is reported damaged.
         self.assertEqual(log["counts"]["text_after_record"], self.trailed)
+        self.assertEqual(log["counts"]["rejoined"], self.rejoined)
         damaged_seqs = {d.get("seq") for d in log["damaged"]} | {d.get("seq") for d in log["after_end"]}
         for seq, line in self.bad:
             if seq is not None and seq not in self.good:

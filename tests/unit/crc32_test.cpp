@@ -31,5 +31,14 @@ TEST(Crc32, Hex) {
     EXPECT_EQ(crc32_hex(0), "00000000");
 }
 
+TEST(Crc32, UnwindFindsTheSeed) {
+    const std::string prefix = "IB1 {\"v\":1,", suffix = "\"rest\":[1,2]}";
+    const uint32_t whole = crc32(prefix + suffix);
+    EXPECT_EQ(crc32_unwind(suffix, whole), crc32(prefix));
+    EXPECT_EQ(crc32_unwind("", whole), whole);
+    for (uint32_t seed : {0u, 1u, 0xFFFFFFFFu, 0xCBF43926u})
+        EXPECT_EQ(crc32_unwind(suffix, crc32(suffix, seed)), seed) << seed;
+}
+
 } // namespace
 } // namespace initbench

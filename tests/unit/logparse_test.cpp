@@ -86,6 +86,53 @@ TEST(LogParser, KernelMessageInsideARecordLine) {
     EXPECT_FALSE(log.end.count_ok);
 }
 
+// The flood's other shape: a kernel message printed in the middle of a record ends the
+// line, and the record's rest is the next line, maybe with another message after it. The
+// CRC finds both ends, so the record is kept whole, and the messages are still scanned.
+TEST(LogParser, RecordSplitByAKernelMessageIsRejoined) {
+    auto lines = run_lines(5);
+    const std::string phase1 = lines[2], phase3 = lines[4];
+    auto split = [](std::string &line, const std::string &at, const std::string &message,
+                    const std::string &after = "") {
+        const size_t mid = line.find(at);
+        line.pop_back();
+        line = line.substr(0, mid) + message + "\r\n" + line.substr(mid) + after + "\r\n";
+    };
+    split(lines[2], "\"type\"", "[    4.169777] initbench-flood 3399 {\"ops\":99999}");
+    split(lines[4], "\"v\"", "[    5.2] WARNING: CPU: 1 PID: 48 at fault.c:24 warn_now",
+          "[    5.3] initbench-flood 5567 {\"ops\":99999}");
+    const ParsedLog log = parse_log(join(lines));
+    EXPECT_EQ(log.status, LogStatus::complete) << log.summary_json().dump(2);
+    EXPECT_EQ(seqs(log), (std::vector<uint64_t>{0, 1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(log.records[2].json, parse_log(phase1).records[0].json); // seq 2
+    EXPECT_EQ(log.records[4].json, parse_log(phase3).records[0].json); // seq 4
+    EXPECT_EQ(log.rejoined, 2u);
+    EXPECT_EQ(log.summary_json()["counts"]["rejoined"], 2);
+    EXPECT_EQ(log.text_after_record, 1u);
+    ASSERT_EQ(log.kernel_events.size(), 1u);
+    EXPECT_EQ(log.kernel_events[0].kind, "warning");
+}
+
+// A split record whose halves do not verify stays damaged: a changed digit, or a rest that
+// never came (the next line is another record, which is read as usual).
+TEST(LogParser, SplitRecordThatDoesNotVerifyStaysDamaged) {
+    auto lines = run_lines(5);
+    const size_t mid = lines[2].find("\"type\"");
+    std::string changed = lines[2];
+    changed[changed.find("\"n\":1") + 4] = '7'; // seq 2 holds n = 1
+    lines[2] = changed.substr(0, mid) + "[ 4.1] flood\n" + changed.substr(mid);
+    lines[4] = lines[4].substr(0, lines[4].find("\"type\"")) + "[ 5.2] flood\n"; // rest lost
+    const ParsedLog log = parse_log(join(lines));
+    EXPECT_EQ(log.status, LogStatus::corrupt);
+    EXPECT_EQ(log.rejoined, 0u);
+    ASSERT_EQ(log.damaged.size(), 2u);
+    EXPECT_EQ(log.damaged[0].seq, 2u);
+    EXPECT_EQ(log.damaged[0].line, 3u);
+    EXPECT_EQ(log.damaged[1].seq, 4u);
+    EXPECT_EQ(log.damaged[1].line, 6u);
+    EXPECT_EQ(seqs(log), (std::vector<uint64_t>{0, 1, 3, 5, 6}));
+}
+
 // A kernel message printed between a record and its newline (seen in a boot with a console
 // flood: the tty sends the "\r\n" on its own) leaves the record whole: it is kept, and the
 // message is still scanned for kernel events.
@@ -125,7 +172,7 @@ TEST(LogParser, KernelMessageAfterARecordOnItsLine) {
 TEST(LogParser, TextAfterADamagedRecordIsStillDamage) {
     auto lines = run_lines(3);
     std::string &changed = lines[2]; // {"n":1,...}: change a byte inside, then add text
-    changed[changed.find("\"n\":1") + 4] = '7';
+    changed[changed.find("\"n\":1") + 4] = '7'; // seq 2 holds n = 1
     changed.pop_back();
     changed += "[    1.0] message}\n";
     std::string &unclosed = lines[3]; // the closing brace lost, text after the JSON
