@@ -8,7 +8,6 @@
 #include <cstring>
 #include <linux/btf.h>
 #include <string_view>
-#include <unistd.h>
 
 namespace initbench {
 
@@ -24,8 +23,6 @@ bool function_in_kallsyms(const std::string& name) {
     }
     return false;
 }
-
-bool kernel_has_btf() { return ::access("/sys/kernel/btf/vmlinux", R_OK) == 0; }
 
 bool function_in_btf(const std::string& name, std::string& error) {
     struct btf* btf = btf__load_vmlinux_btf();

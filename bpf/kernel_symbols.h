@@ -3,12 +3,13 @@
 #pragma once
 
 #include <string>
+#include <unistd.h>
 
 namespace initbench {
 
 // The kernel exposes its own BTF (/sys/kernel/btf/vmlinux): BTF-typed programs and CO-RE
-// can work.
-bool kernel_has_btf();
+// can work. Inline, so that the header's identity record needs no libbpf.
+inline bool kernel_has_btf() { return ::access("/sys/kernel/btf/vmlinux", R_OK) == 0; }
 
 // A BTF FUNC of that name exists: fentry/fexit can be tried. `error` says why BTF could
 // not be read, if it could not.

@@ -1,5 +1,6 @@
 #include "init/identity.h"
 
+#include "bpf/kernel_symbols.h"
 #include "common/text.h"
 #include "init/sys.h"
 
@@ -103,7 +104,7 @@ nlohmann::json kernel_identity(double init_start_uptime) {
     id["cpu_model"] = cpu_model();
     id["cpus_online"] = ::sysconf(_SC_NPROCESSORS_ONLN);
     id["memory_mb"] = static_cast<uint64_t>(si.totalram) * si.mem_unit / (1024 * 1024);
-    id["btf"] = ::access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+    id["btf"] = kernel_has_btf();
     id["uptime_at_init_s"] = init_start_uptime;
     return id;
 }
