@@ -113,6 +113,15 @@ Verdict judge(const ParsedLog& log, const std::optional<ChildOutcome>& child) {
             return {kExitBootFailure, "boot-failure", why};
         return {kExitBadOutput, std::string(to_string(log.status)), why + "; partial output kept"};
     }
+    // The host's --timeout says only that the run did not end in time. Before the first
+    // record that may be a slow machine or a hung boot; the log check tells which records
+    // arrived, and a kernel that panicked was judged above.
+    if (child && child->end == End::timeout) {
+        std::string why = "QEMU stopped after the host's --timeout";
+        why += log.status == LogStatus::no_records ? "; no initbench record had arrived (the boot never reached the init)"
+                                                   : "; partial output kept";
+        return {kExitTimeout, "timeout", why};
+    }
     if (log.status == LogStatus::no_records) {
         std::string why = "no initbench records on the console";
         if (child && child->exit_code > 0)
@@ -120,8 +129,8 @@ Verdict judge(const ParsedLog& log, const std::optional<ChildOutcome>& child) {
         return {kExitBootFailure, "boot-failure", why};
     }
     const nlohmann::json* end = find_type(log, "end");
-    if ((child && child->end == End::timeout) || end_status(end) == "timeout")
-        return {kExitTimeout, "timeout", "the run did not finish within its timeout"};
+    if (end_status(end) == "timeout")
+        return {kExitTimeout, "timeout", "the guest's watchdog (initbench.timeout) ended the run"};
     if (log.status == LogStatus::corrupt)
         return {kExitBadOutput, "corrupt",
                 std::to_string(log.damaged.size()) + " damaged record(s), " + std::to_string(log.missing_count) +

@@ -244,13 +244,22 @@ headers_set() {
   done
 }
 
+# The headers are those of the kernel package that `kernel` unpacks, at its exact version:
+# the linux-headers-<flavour> meta package can point at another ABI than linux-image-<flavour>
+# (the signed images and the headers migrate separately), and a module built against other
+# headers does not load.
 cmd_headers() {
   local flavour=${1:-amd64} arch found spec ver name set dir build
   arch=$(flavour_arch "$flavour")
   ensure_arch "$arch"
-  found=$(resolve_meta "linux-headers-$flavour:$arch" 'linux-headers-[0-9]*')
+  found=$(resolve_meta "linux-image-$flavour:$arch" 'linux-image-[0-9]*')
   read -r spec ver <<<"$found"
   name=${spec%:*}
+  name=${name%-unsigned}
+  name=linux-headers-${name#linux-image-}
+  spec="$name:$arch"
+  apt_cache show "$spec=$ver" >/dev/null 2>&1 ||
+    die "no $spec at version $ver, the version of the kernel package $found"
   log "headers $flavour: $name $ver"
   set=$(headers_set "$spec" "$ver")
   dir="$CACHE/headers/${name}_$ver"

@@ -78,7 +78,9 @@ class BackgroundTracer(unittest.TestCase):
         closed = {m["phase"]: m["t"] for m in lines if isinstance(m, dict) and m["initbench"] == "window_close"}
         for phase in self.r.records("phase"):
             with self.subTest(phase=phase["phase"]):
-                self.assertAlmostEqual(closed[phase["phase"]] - opened[phase["phase"]], phase["duration_s"], delta=0.1)
+                # Each mark follows its snapshot by however long the init takes to write it,
+                # which a busy TCG host stretches: the window's length, give or take that.
+                self.assertAlmostEqual(closed[phase["phase"]] - opened[phase["phase"]], phase["duration_s"], delta=0.5)
 
     def test_not_ready_means_no_phases(self):
         self.assertEqual(self.fail.code, 1, self.fail.stdout + self.fail.stderr)

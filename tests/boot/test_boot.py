@@ -2,6 +2,7 @@
 
 Each test boots for real and checks what a user gets: the exit code, the results document
 and the console log."""
+import json
 import os
 import re
 import signal
@@ -96,8 +97,13 @@ class DefaultProfile(unittest.TestCase):
 
     def test_overhead_reported(self):
         end = self.r.one("end")
-        self.assertGreater(end["overhead"]["init_to_first_phase_s"], 0)
-        self.assertLess(end["overhead"]["init_to_first_phase_s"], 5)
+        o = end["overhead"]
+        # How long these take is a benchmark's business (scripts/bench-boot.sh), not a test's:
+        # here, that the parts add up. Two 1 s phases follow the first phase's start.
+        self.assertGreater(o["init_to_first_phase_s"], 0)
+        self.assertGreater(o["probe_setup_s"], 0)
+        self.assertLess(o["probe_setup_s"], o["init_to_first_phase_s"])
+        self.assertGreater(o["run_s"], o["init_to_first_phase_s"] + 2)
 
     def test_parse_agrees_with_run(self):
         code, doc = bootlib.parse(Path(self.tmp.name) / "console.log")
@@ -146,49 +152,84 @@ class Watchdog(unittest.TestCase):
 
 
 class HostControl(unittest.TestCase):
-    """QEMU never outlives `initbench run`."""
+    """QEMU never outlives `initbench run`; a host timeout or a signal keeps what arrived."""
+
+    @classmethod
+    def setUpClass(cls):
+        # One short boot with --accel auto in an empty cache: it checks the KVM probe and
+        # measures how long this machine, today, takes to a complete run. The kernel is
+        # looked up first, in the real cache.
+        bootlib.kernel()
+        with tempfile.TemporaryDirectory() as cache:
+            os.environ["INITBENCH_CACHE"] = cache
+            try:
+                cls.auto = bootlib.run(SHORT, extra_args=["--accel", "auto"])
+            finally:
+                del os.environ["INITBENCH_CACHE"]
 
     def qemu_children(self, pid):
         out = subprocess.run(["ps", "-o", "pid=,comm=", "--ppid", str(pid)], capture_output=True, text=True).stdout
         return [int(line.split()[0]) for line in out.splitlines() if "qemu" in line]
 
-    def test_sigterm_stops_qemu(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            cmd = [bootlib.INITBENCH, "run", "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE,
-                   "--accel", "tcg", "--out", f"{tmp}/r.json", "--log", f"{tmp}/c.log", "--",
-                   "initbench.duration=60"]
-            p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            qemu = []
-            for _ in range(100):
-                qemu = self.qemu_children(p.pid)
-                if qemu and os.path.exists(f"{tmp}/c.log") and os.path.getsize(f"{tmp}/c.log") > 0:
-                    break
-                time.sleep(0.1)
-            self.assertTrue(qemu, "QEMU started")
-            time.sleep(2)
-            p.send_signal(signal.SIGTERM)
-            p.wait(timeout=30)
-            self.assertEqual(p.returncode, 6)
-            for pid in qemu:
-                self.assertFalse(Path(f"/proc/{pid}").exists(), "QEMU is gone")
-            self.assertTrue(Path(f"{tmp}/r.json").exists(), "partial results saved")
+    def wait_for_first_record(self, p, log):
+        """Waits for an event, not a time: the first framed record in the live console log."""
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and p.poll() is None:
+            if os.path.exists(log) and "IB1 " in Path(log).read_text(errors="replace"):
+                return
+            time.sleep(0.2)
+        self.fail("no record arrived")
 
-    def test_host_timeout(self):
-        r = bootlib.run("initbench.duration=60", extra_args=["--timeout", "12"])
-        self.assertEqual(r.code, 4)
+    def test_signals_stop_qemu_and_keep_partial_output(self):
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            with self.subTest(signal=sig.name), tempfile.TemporaryDirectory() as tmp:
+                cmd = [bootlib.INITBENCH, "run", "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE,
+                       "--accel", "tcg", "--out", f"{tmp}/r.json", "--log", f"{tmp}/c.log", "--",
+                       "initbench.duration=60"]
+                p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                try:
+                    self.wait_for_first_record(p, f"{tmp}/c.log")
+                    qemu = self.qemu_children(p.pid)
+                    self.assertTrue(qemu, "QEMU runs")
+                    p.send_signal(sig)
+                    p.wait(timeout=60)
+                finally:
+                    if p.poll() is None:
+                        p.kill()
+                        p.wait()
+                self.assertEqual(p.returncode, 6)
+                for pid in qemu:
+                    self.assertFalse(Path(f"/proc/{pid}").exists(), "QEMU is gone")
+                doc = json.loads(Path(f"{tmp}/r.json").read_text())
+                self.assertEqual(doc["verdict"], "interrupted")
+                self.assertIn(str(int(sig)), doc["reason"])
+                self.assertEqual([r["type"] for r in doc["records"]][:1], ["header"], "partial output kept")
+
+    def test_host_timeout_before_any_record(self):
+        # One second is shorter than any kernel's boot to the init under TCG.
+        r = bootlib.run("initbench.duration=60", extra_args=["--timeout", "1"])
+        self.assertEqual(r.code, 4, r.stdout + r.stderr)
         self.assertEqual(r.doc["verdict"], "timeout")
+        self.assertEqual(r.doc["log"]["status"], "no-records")
+        self.assertIn("no initbench record", r.doc["reason"])
+
+    def test_host_timeout_after_records(self):
+        # Twice this machine's own short run, and more: the header has long arrived, the
+        # 60 s phase has not ended.
+        limit = 2 * self.auto.doc["host"]["wall"]["end_record_s"] + 10
+        r = bootlib.run("initbench.duration=60", extra_args=["--timeout", f"{limit:.0f}"])
+        self.assertEqual(r.code, 4, r.stdout + r.stderr)
+        self.assertEqual(r.doc["verdict"], "timeout")
+        self.assertIn("partial output kept", r.doc["reason"])
+        self.assertEqual(r.doc["log"]["status"], "incomplete")
+        self.assertEqual(r.records()[0]["type"], "header")
+        self.assertEqual(r.records("end"), [])
 
     def test_accel_auto_falls_back_or_works(self):
-        with tempfile.TemporaryDirectory() as cache:
-            os.environ["INITBENCH_CACHE"] = cache
-            try:
-                r = bootlib.run(SHORT, extra_args=["--accel", "auto"])
-            finally:
-                del os.environ["INITBENCH_CACHE"]
-        host = r.doc["host"]
+        host = self.auto.doc["host"]
         if host["accel"] == "tcg":
             self.assertIn("accel_note", host, "why KVM was not used")
-        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        self.assertEqual(self.auto.code, 0, self.auto.stdout + self.auto.stderr)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,10 @@ class KernelMatrix(unittest.TestCase):
         self.assertGreater(funclat["count"], 0)
         wakeups = [p for p in fork if p["probe"] == "wakeups"][0]
         self.assertGreater(wakeups["threads"], 0)
+        schedstat = [p for p in fork if p["probe"] == "schedstat"][0]
+        self.assertTrue(schedstat["supported"], schedstat.get("reason"))
+        self.assertEqual(schedstat["version"], 15)  # /proc/schedstat's format on 6.1
+        self.assertGreater(schedstat["cpus"]["cpu0"]["sched_count"], 0)  # the fork load switched
         self.check_kconfig_predicts(path, funclat)
         return r, funclat
 

@@ -146,6 +146,10 @@ TEST(Judge, EveryVerdict) {
          "boot-failure"},
         {"host timeout", run_log({}, "ok", false), child(End::timeout, -1), LogStatus::incomplete, kExitTimeout,
          "timeout"},
+        {"host timeout before any record", "Linux version 6.1\n", child(End::timeout, -1), LogStatus::no_records,
+         kExitTimeout, "timeout"},
+        {"panic beats host timeout", "Linux version 6.1\n" + panic, child(End::timeout, -1), LogStatus::no_records,
+         kExitBootFailure, "boot-failure"},
         {"guest watchdog", run_log({kError}, "timeout"), child(End::exited), LogStatus::complete, kExitTimeout,
          "timeout"},
         {"incomplete", run_log({}, "ok", false), std::nullopt, LogStatus::incomplete, kExitBadOutput,
@@ -197,6 +201,11 @@ TEST(Judge, ReasonsSayWhy) {
     ChildOutcome interrupted = child(End::interrupted, -1);
     interrupted.term_signal = SIGTERM;
     EXPECT_TRUE(contains(judge(parse_log(run_log()), interrupted).reason, std::to_string(SIGTERM)));
+
+    // A host timeout says whether any record had arrived, so a hung boot and a slow run differ.
+    EXPECT_TRUE(contains(judge(parse_log(""), child(End::timeout, -1)).reason, "no initbench record"));
+    EXPECT_TRUE(contains(judge(parse_log(run_log({}, "ok", false)), child(End::timeout, -1)).reason,
+                         "partial output kept"));
 
     ChildOutcome killed = child(End::exited, -1);
     killed.term_signal = SIGKILL;
