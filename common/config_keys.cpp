@@ -99,7 +99,11 @@ std::span<const KeySpec> config_keys() {
         uint_key("workers", "0", 0, 100000,
                  "worker processes of the cpu, fork, thread and sleep loads; 0: one per CPU"),
         uint_key("thread.threads", "32", 1, 100000,
-                 "thread load: threads per worker, created, held and ended together"),
+                 "thread load: threads per worker, created, held and ended together (batch), or the most "
+                 "alive at once (continuous)"),
+        enum_key("thread.mode", "batch", {"batch", "continuous"},
+                 "thread load: batch creates, holds and joins thread.threads at a time; continuous "
+                 "starts a new thread as soon as the oldest ends (stress-ng --pthread-max)"),
         checked_key(key("pipe.groups", Kind::list, "1",
                         "pipe load: groups of senders and receivers; one phase per value"),
                     check_count),

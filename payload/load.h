@@ -22,7 +22,8 @@ class Config;
 // (resolve_params), so that no load parses anything. Fields a load does not use stay 0.
 struct LoadParams {
     unsigned workers = 1;  // worker processes; pipe: groups; tcp: client/server pairs
-    unsigned threads = 0;  // thread: threads per worker, alive together
+    unsigned threads = 0;  // thread: threads per worker, alive together (at most, if continuous)
+    bool continuous = false; // thread: refill each ended thread at once instead of in batches
     unsigned fds = 0;      // pipe: senders and as many receivers per group
     unsigned msg_size = 0; // pipe, tcp: bytes per message
     bool sockets = false;  // pipe: unix stream sockets instead of pipes

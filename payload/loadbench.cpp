@@ -18,6 +18,7 @@ namespace {
 
 int usage() {
     std::fprintf(stderr, "usage: initbench-loadbench LOAD SECONDS [KEY=VALUE ...]\n"
+                         "       initbench-loadbench --list   (the load names, one a line)\n"
                          "  KEY=VALUE as initbench.KEY=VALUE in the guest, e.g. workers=2\n"
                          "loads:\n");
     for (const auto* l : load_registry())
@@ -88,6 +89,11 @@ nlohmann::json run_once(const LoadSpec& spec, const LoadParams& params, double s
 } // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 2 && std::string_view(argv[1]) == "--list") {
+        for (const auto* l : load_registry())
+            std::printf("%s\n", std::string(l->name).c_str());
+        return 0;
+    }
     if (argc < 3)
         return usage();
     const LoadSpec* spec = find_load(argv[1]);

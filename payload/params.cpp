@@ -33,8 +33,10 @@ LoadParams resolve_params(const LoadSpec& spec, const Config& config, unsigned s
 
 nlohmann::json params_json(const LoadParams& p) {
     nlohmann::json j{{"workers", p.workers}};
-    if (p.threads)
+    if (p.threads) {
         j["threads"] = p.threads;
+        j["mode"] = p.continuous ? "continuous" : "batch";
+    }
     if (p.fds)
         j["fds"] = p.fds;
     if (p.msg_size)

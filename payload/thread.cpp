@@ -1,6 +1,10 @@
-// thread: each worker process creates `thread.threads` threads, holds them all alive at
-// once, releases them and joins them — continuously (the mm_cid experiment ran 128
-// processes × 32 threads). One operation is one thread created, ended and joined.
+// thread: worker processes that create and end threads. Two modes:
+// - batch: create `thread.threads` threads, hold them all alive at once, release and join
+//   them, over and over;
+// - continuous: keep at most `thread.threads` threads alive and start a new one as soon as
+//   the oldest has ended, like stress-ng's `--pthread N --pthread-max M` (the mm_cid
+//   experiment's thread load).
+// One operation is one thread created, ended and joined.
 #include "common/config.h"
 #include "payload/load.h"
 
@@ -16,7 +20,33 @@ void* held_thread(void* arg) {
     return nullptr;
 }
 
-[[noreturn]] void thread_work(const WorkerContext& ctx) {
+void* ending_thread(void*) {
+    return nullptr;
+}
+
+// Starts a thread, retrying while the kernel refuses (task limit, memory); counts refusals.
+void start_retrying(const WorkerContext& ctx, void* (*fn)(void*), void* arg, pthread_t* id) {
+    while (start_thread(fn, arg, kStack, id) != 0) {
+        ctx.failed();
+        ::usleep(1000);
+    }
+}
+
+[[noreturn]] void continuous_work(const WorkerContext& ctx) {
+    const unsigned n = ctx.params->threads;
+    std::vector<pthread_t> ring(n);
+    for (unsigned i = 0; i < n; i++)
+        start_retrying(ctx, ending_thread, nullptr, &ring[i]);
+    ctx.ready();
+    // The oldest thread is joined and its slot refilled at once: never more than n alive.
+    for (unsigned oldest = 0;; oldest = (oldest + 1) % n) {
+        ::pthread_join(ring[oldest], nullptr);
+        ctx.count();
+        start_retrying(ctx, ending_thread, nullptr, &ring[oldest]);
+    }
+}
+
+[[noreturn]] void batch_work(const WorkerContext& ctx) {
     const unsigned n = ctx.params->threads;
     std::vector<pthread_t> ids(n);
     std::atomic<uint32_t> gate{0};
@@ -42,19 +72,27 @@ void* held_thread(void* arg) {
     }
 }
 
+[[noreturn]] void thread_work(const WorkerContext& ctx) {
+    if (ctx.params->continuous)
+        continuous_work(ctx);
+    batch_work(ctx);
+}
+
 uint64_t thread_tasks(const LoadParams& p) {
     return uint64_t(p.workers) * (1 + p.threads);
 }
 
 void thread_configure(const Config& config, LoadParams& p) {
     p.threads = static_cast<unsigned>(config.uint("thread.threads"));
+    p.continuous = config.str("thread.mode") == "continuous";
 }
 
 } // namespace
 
 extern const LoadSpec thread_load = {
     .name = "thread",
-    .help = "worker processes that create thread.threads threads, hold them, end and join them",
+    .help = "worker processes that create and end threads: thread.threads at once (batch), or at most "
+            "that many alive (continuous)",
     .op_unit = "thread create+exit+join",
     .sweep = "",
     .default_workers = online_cpus,

@@ -5,6 +5,7 @@
 #include "init/load_group.h"
 #include "payload/load.h"
 
+#include <fstream>
 #include <gtest/gtest.h>
 
 #include <set>
@@ -159,7 +160,8 @@ TEST(Profiles, MmCid) {
     EXPECT_EQ(r.config.list("phases"), (std::vector<std::string>{"none", "cpu", "fork", "thread"}));
     LoadParams thread = resolve_params(*find_load("thread"), r.config, 0);
     EXPECT_EQ(thread.workers, 128u);
-    EXPECT_EQ(thread.threads, 32u);
+    EXPECT_EQ(thread.threads, 4u);
+    EXPECT_TRUE(thread.continuous);
     EXPECT_EQ(resolve_params(*find_load("cpu"), r.config, 0).workers, 128u);
     EXPECT_EQ(r.config.seconds("duration"), 2.0);
 }
@@ -218,8 +220,39 @@ TEST_P(EveryLoad, CountsAndLeavesNothingBehind) {
     EXPECT_TRUE(group->collect_early_exits().empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Loads, EveryLoad,
-                         ::testing::Values("cpu", "fork", "thread", "pipe", "tcp", "sleep"));
+// Every load of the registry, so that a new load is run by construction.
+std::vector<std::string> registry_names() {
+    std::vector<std::string> names;
+    for (const LoadSpec* l : load_registry())
+        names.emplace_back(l->name);
+    return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Loads, EveryLoad, ::testing::ValuesIn(registry_names()),
+                         [](const auto& info) { return info.param; });
+
+// The continuous thread mode never has more than thread.threads threads alive per worker.
+TEST(ThreadLoad, ContinuousKeepsAtMostItsThreadsAlive) {
+    auto group = start_load("thread", "initbench.workers=1 initbench.thread.threads=3 "
+                                      "initbench.thread.mode=continuous");
+    ASSERT_TRUE(group);
+    EXPECT_TRUE(group->params().continuous);
+    std::vector<WorkerExit> exits;
+    ASSERT_TRUE(group->wait_ready(monotonic_seconds() + 20, exits));
+    // The kernel's own count of the worker's threads, sampled while it cycles them.
+    const std::string status = "/proc/" + std::to_string(group->worker_pids().at(0)) + "/status";
+    unsigned most = 0;
+    for (int i = 0; i < 200; i++) {
+        std::ifstream in(status);
+        for (std::string line; std::getline(in, line);)
+            if (line.rfind("Threads:", 0) == 0)
+                most = std::max(most, static_cast<unsigned>(std::stoul(line.substr(8))));
+    }
+    EXPECT_GE(most, 1u);
+    EXPECT_LE(most, 1u + 3u); // the worker itself and at most 3 threads
+    ASSERT_TRUE(wait_for_ops(*group, 200));
+    EXPECT_EQ(group->stop().left, 0u);
+}
 
 TEST(LoadGroup, ChurnRespawnsAndCountingGoesOn) {
     auto group = start_load("fork", "initbench.workers=2");
