@@ -3,6 +3,7 @@
 # SECONDS (default 20) on a copy of its seed corpus; prints the figures. A crash fails the
 # run and leaves the reproducer in the work dir: turn it into a unit test.
 #   scripts/fuzz.sh [SECONDS] [WORKDIR]
+# FUZZ_BIN_DIR: run the targets the build made there (cmake's `fuzzers`) instead.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-20}
@@ -15,7 +16,11 @@ for target in config log results; do
     bin=$work/fuzz_$target
     extra=()
     [[ $target == results ]] && extra=("${host_sources[@]}")
-    clang++-14 "${flags[@]}" "$here/tests/fuzz/fuzz_$target.cpp" "$here"/common/*.cpp "${extra[@]}" -o "$bin"
+    if [[ -n ${FUZZ_BIN_DIR:-} ]]; then
+        bin=$FUZZ_BIN_DIR/fuzz_$target
+    else
+        clang++-14 "${flags[@]}" "$here/tests/fuzz/fuzz_$target.cpp" "$here"/common/*.cpp "${extra[@]}" -o "$bin"
+    fi
     corpus=$work/corpus_$target
     mkdir -p "$corpus"
     cp -n "$here/tests/fuzz/corpus/$target"/* "$corpus/" 2>/dev/null || true
