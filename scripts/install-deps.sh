@@ -9,6 +9,10 @@ packages=(
   cmake ninja-build g++ pkg-config git
   clang-14 lld-14 llvm-14
   nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libboost-math-dev
+  # the kernel payload decompressors of PVH boot (zlib1g-dev and libzstd-dev are below),
+  # and the compressors its tests make payloads with
+  libbz2-dev liblzma-dev liblzo2-dev liblz4-dev
+  bzip2 lzop lz4 zstd xz-utils
   # init for x86_64: musl + libc++ + Debian's static libbpf and its dependencies
   musl-dev libc++-14-dev libc++abi-14-dev libunwind-14-dev
   libbpf-dev libelf-dev zlib1g-dev libzstd-dev linux-libc-dev libgcc-12-dev
