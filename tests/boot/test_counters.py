@@ -29,8 +29,22 @@ def run_image(image, *params, extra_args=()):
 
 def check_counter_entry(test, c):
     """A counter is either counted (a number) or says why not: never a silent 0."""
-    if c["supported"]:
-        if c.get("counted", True) and "values" not in c:
+    if c["supported"] and "values" in c:  # a command's counter: one value per run, or null
+        counted = [v for v in c["values"] if v is not None]
+        test.assertEqual(c["counted_runs"], len(counted), c)
+        if not counted:
+            test.assertIn("not counted", c["reason"])
+            return
+        for v in counted:
+            test.assertIsInstance(v, int, c)
+        # The statistics, recomputed here from the runs' own values.
+        test.assertAlmostEqual(c["mean"], statistics.fmean(counted), delta=1e-6 * max(1, abs(c["mean"])))
+        if len(counted) >= 2:
+            test.assertAlmostEqual(c["stddev"], statistics.stdev(counted), delta=1e-6 * max(1, c["stddev"]))
+        test.assertGreater(c["running_pct"], 0, c)
+        test.assertLessEqual(c["running_pct"], 100.0001, c)
+    elif c["supported"]:
+        if c.get("counted", True):
             test.assertIsInstance(c["value"], int, c)
             test.assertGreater(c["running_pct"], 0, c)
             test.assertLessEqual(c["running_pct"], 100.0001, c)
@@ -215,7 +229,9 @@ class ModulePayload(unittest.TestCase):
         self.assertEqual(len(tc["values"]), 10)
         self.assertTrue(all(v > 0 for v in tc["values"]))
         self.assertEqual(len(tc["per_cpu_mean"]), 2)
-        self.assertIn("stddev", tc)
+        self.assertAlmostEqual(tc["stddev"], statistics.stdev(tc["values"]), delta=1e-6 * tc["stddev"])
+        # System-wide: the CPUs' shares add up to the whole.
+        self.assertAlmostEqual(sum(tc["per_cpu_mean"]), tc["mean"], delta=1e-6 * tc["mean"])
         for entry in self.cmd["counters"]:
             check_counter_entry(self, entry)
 

@@ -256,7 +256,9 @@ class RcuTasksTraceProfile(BootTest):
         self.assertGreater(span["avg"], 0)
         kthread = self.probe("kthread")
         self.assertIn("rcu_tasks_trace_kthread", [t["comm"] for t in kthread["threads"]])
-        self.assertIn("ticks_per_span", kthread)
+        # Ticks per grace period: the kthreads' ticks over the spans of the same phase.
+        self.assertAlmostEqual(kthread["ticks_per_span"], kthread["ticks"] / span["count"])
+        self.assertEqual(kthread["ticks"], sum(t["utime"] + t["stime"] for t in kthread["threads"]))
 
 
 if __name__ == "__main__":

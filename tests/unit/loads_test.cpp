@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -106,9 +107,23 @@ TEST(LoadRegistry, EveryLoadDescribesItself) {
     EXPECT_EQ(find_load("bogus"), nullptr);
 }
 
+// The kernel's own list of online CPUs ("0-1,4"), not the code under test's sysconf().
+unsigned cpus_online_from_sysfs() {
+    std::ifstream in("/sys/devices/system/cpu/online");
+    std::string list;
+    std::getline(in, list);
+    unsigned n = 0;
+    std::stringstream items(list);
+    for (std::string item; std::getline(items, item, ',');) {
+        const auto dash = item.find('-');
+        n += dash == std::string::npos ? 1 : std::stoul(item.substr(dash + 1)) - std::stoul(item) + 1;
+    }
+    return n;
+}
+
 TEST(LoadParams, WorkersFromTheKeyOrOnePerCpu) {
     const LoadSpec& cpu = *find_load("cpu");
-    EXPECT_EQ(resolve_params(cpu, config_of(""), 0).workers, online_cpus());
+    EXPECT_EQ(resolve_params(cpu, config_of(""), 0).workers, cpus_online_from_sysfs());
     EXPECT_EQ(resolve_params(cpu, config_of("initbench.workers=128"), 0).workers, 128u);
     EXPECT_EQ(sweep_values(cpu, config_of("")), std::vector<unsigned>{0});
 }

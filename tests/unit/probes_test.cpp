@@ -44,17 +44,33 @@ TEST(Schedstat, ParsesCpusAndDomains) {
     Schedstat s = parse_schedstat(kSchedstat);
     EXPECT_EQ(s.version, 15);
     ASSERT_EQ(s.cpus.size(), 2u);
-    EXPECT_EQ(s.cpus["cpu0"].size(), schedstat_cpu_fields(15).size());
+    // Version 15 (Documentation/scheduler/sched-stats.rst): 9 numbers per CPU line, and 36
+    // per domain line after the CPU mask: 8 load-balance counts for each of 3 idle states,
+    // then 3 each for active, exec and fork balancing, and 3 for wake-ups.
+    EXPECT_EQ(s.cpus["cpu0"].size(), 9u);
     EXPECT_EQ(s.cpus["cpu0"][2], 100u);
     ASSERT_EQ(s.domains.size(), 1u);
     EXPECT_EQ(s.masks["cpu0/domain0"], "03");
-    EXPECT_EQ(s.domains["cpu0/domain0"].size(), schedstat_domain_fields(15).size());
+    EXPECT_EQ(s.domains["cpu0/domain0"].size(), 36u);
     EXPECT_EQ(s.domains["cpu0/domain0"][35], 36u);
 }
 
 TEST(Schedstat, UnknownVersionHasNoNames) {
     EXPECT_TRUE(schedstat_cpu_fields(16).empty());
     EXPECT_EQ(schedstat_domain_fields(15).size(), 36u);
+}
+
+TEST(Schedstat, NamesAreTheDocumentedPositions) {
+    // The CPU line's fields as sched-stats.rst numbers them (1-based there).
+    const auto& cpu = schedstat_cpu_fields(15);
+    ASSERT_EQ(cpu.size(), 9u);
+    EXPECT_EQ(cpu[2], "sched_count");  // 3: times schedule() was called
+    EXPECT_EQ(cpu[3], "sched_goidle"); // 4: ... that left the CPU idle
+    EXPECT_EQ(cpu[4], "ttwu_count");   // 5: try_to_wake_up() calls
+    EXPECT_EQ(cpu[5], "ttwu_local");   // 6: ... that woke a task on the local CPU
+    EXPECT_EQ(cpu[6], "rq_cpu_time");  // 7: time tasks ran on this CPU (ns)
+    EXPECT_EQ(cpu[7], "run_delay");    // 8: time tasks waited to run (ns)
+    EXPECT_EQ(cpu[8], "pcount");       // 9: timeslices run
 }
 
 TEST(Percentile, FromBuckets) {
