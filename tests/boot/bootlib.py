@@ -1,6 +1,7 @@
 """Shared by the boot tests: find the kernel and image, run `initbench` as a user would."""
 import json
 import os
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -67,3 +68,215 @@ def parse(log_path, *extra):
         p = subprocess.run([INITBENCH, "parse", str(log_path), "--out", str(out), *extra],
                            capture_output=True, text=True, timeout=60)
         return p.returncode, (json.loads(out.read_text()) if out.exists() else {})
+
+
+# --- `initbench kconfig check` against what a boot observed ---------------------------------
+
+# Rows of kconfig/features.tsv that no QEMU boot can observe, and why.
+KCONFIG_UNOBSERVABLE = {
+    "watchdog-hw": "QEMU gives the guests no watchdog device, and Debian's watchdog drivers are modules, "
+                   "which the image never loads: /dev/watchdog is absent whatever CONFIG_WATCHDOG says",
+}
+
+
+def _probe(r, name):
+    """The first record of probe `name` (each phase has one; they agree on how it attached)."""
+    found = [p for p in r.records("probe") if p.get("probe") == name]
+    return found[0] if found else None
+
+
+def _load_phases(r):
+    return [p for p in r.records("phase") if "load" in p]
+
+
+def _attached(record, works, fallback):
+    """works/degrades/unsupported from a probe record's mechanism; None when absent."""
+    if record is None:
+        return None
+    if not record.get("supported"):
+        return "unsupported"
+    return {works: "works", fallback: "degrades"}.get(record.get("mechanism"))
+
+
+def _funclat(r):
+    # A function the kernel lacks says nothing about its config: only a real attach counts.
+    f = _probe(r, "funclat")
+    if f is None or (not f.get("supported") and "not found" in f.get("reason", "")):
+        return None
+    return f
+
+
+def _observe_funclat_fentry(r):
+    f = _funclat(r)
+    forced = r.one("header")["config"].get("values", {}).get("attach", "auto") != "auto"
+    return None if f is None or forced else _attached(f, "fentry/fexit", "kprobe/kretprobe")
+
+
+def _observe_funclat_kprobe(r):
+    f = _funclat(r)
+    if f is None or (f.get("supported") and f.get("mechanism") != "kprobe/kretprobe"):
+        return None  # fentry attached: the kprobe path was not taken
+    return "works" if f.get("supported") else "unsupported"
+
+
+def _observe_subtract(r, btf):
+    f = _funclat(r)
+    if f is None or f.get("subtract", "none") == "none" or not f.get("supported"):
+        return None
+    used_btf = f.get("switch_mechanism") == "tp_btf/sched_switch"
+    if btf:
+        return "works" if used_btf else "degrades"
+    return None if used_btf else "works"
+
+
+def _observe_wakeups(r, btf):
+    w = _probe(r, "wakeups")
+    if w is None:
+        return None
+    if btf:
+        v = _attached(w, "tp_btf/sched_wakeup", "tracepoint/sched/sched_wakeup")
+        # With the task pointer it counts processes and mms; without, they are null.
+        if v == "works" and w.get("processes") is None:
+            return "degrades"
+        return v
+    if w.get("supported") and w.get("mechanism") != "tracepoint/sched/sched_wakeup":
+        return None
+    return "works" if w.get("supported") else "unsupported"
+
+
+def _observe_supported(r, name):
+    p = _probe(r, name)
+    return None if p is None else ("works" if p.get("supported") else "unsupported")
+
+
+def _observe_bpf(r):
+    seen = [p for p in r.records("probe") if p.get("probe") in ("funclat", "wakeups", "task_storage_churn", "span")]
+    if not seen:
+        return None
+    return "works" if any(p.get("supported") for p in seen) else "unsupported"
+
+
+def _observe_loads(r):
+    phases = _load_phases(r)
+    if not phases:
+        return None
+    ok = all(p.get("supported", True) and p.get("metrics", {}).get("ops_per_s", {}).get("value", 0) > 0
+             for p in phases)
+    return "works" if ok else "unsupported"
+
+
+def _observe_tcp(r):
+    tcp = [p for p in _load_phases(r) if p["phase"].startswith("tcp")]
+    if not tcp:
+        return None
+    ok = all(p.get("supported", True) and p.get("metrics", {}).get("ops_per_s", {}).get("value", 0) > 0 for p in tcp)
+    return "works" if ok else "unsupported"
+
+
+def _observe_load_limits(r):
+    phases = _load_phases(r)
+    if not phases:
+        return None
+    # pids.events and memory.events exist only with their controllers; cpu.stat with cgroup2.
+    ok = all(p.get("cpu", {}).get("source", "").startswith("cgroup")
+             and p.get("failures", {}).get("task_limit_hits") is not None
+             and p.get("failures", {}).get("oom_kills") is not None for p in phases)
+    return "works" if ok else "unsupported"
+
+
+def _observe_kthread(r):
+    k = _probe(r, "kthread")
+    if k is None:
+        return None
+    return "works" if any(p.get("threads") for p in r.records("probe") if p.get("probe") == "kthread") else "unsupported"
+
+
+def _observe_console(r, tty):
+    return "works" if tty in r.one("header").get("consoles", []) else "unsupported"
+
+
+def _observe_poweroff(r):
+    # QEMU exits by itself when the guest powers off; when it does not, the host kills it at
+    # its timeout, long after the end record.
+    wall = r.doc.get("host", {}).get("wall", {})
+    after_end = wall.get("end_record_to_exit_s", -1)
+    if r.one("header")["config"].get("values", {}).get("end", "poweroff") != "poweroff" or after_end < 0:
+        return None
+    return "works" if after_end < 30 else "unsupported"
+
+
+KCONFIG_OBSERVERS = {
+    "boot": lambda r: "works" if r.records("header") else "unsupported",
+    "console-x86_64": lambda r: _observe_console(r, "ttyS0"),
+    "console-arm64": lambda r: _observe_console(r, "ttyAMA0"),
+    "poweroff-x86_64": _observe_poweroff,
+    "poweroff-arm64": _observe_poweroff,
+    "loads": _observe_loads,
+    "kmsg": lambda r: "unsupported" if any(w.get("what") == "kmsg" for w in r.records("warning")) else "works",
+    "tcp-load": _observe_tcp,
+    "load-limits": _observe_load_limits,
+    "bpf": _observe_bpf,
+    "btf": lambda r: "works" if r.one("header")["kernel"].get("btf") else "unsupported",
+    "funclat-fentry": _observe_funclat_fentry,
+    "funclat-kprobe": _observe_funclat_kprobe,
+    "funclat-subtract-btf": lambda r: _observe_subtract(r, True),
+    "funclat-subtract-tracepoint": lambda r: _observe_subtract(r, False),
+    "wakeups-btf": lambda r: _observe_wakeups(r, True),
+    "wakeups-tracepoint": lambda r: _observe_wakeups(r, False),
+    "task-storage": lambda r: _observe_supported(r, "task_storage_churn"),
+    "schedstat": lambda r: _observe_supported(r, "schedstat"),
+    "perf-counters": lambda r: _observe_supported(r, "perf"),
+    "kthread": _observe_kthread,
+}
+
+
+def feature_table():
+    """kconfig/features.tsv as {feature: fallback or None}."""
+    rows = {}
+    for line in (SOURCE / "kconfig/features.tsv").read_text().splitlines():
+        if line and not line.startswith("#"):
+            cols = line.split("\t")
+            rows[cols[0]] = None if cols[2] == "-" else cols[2]
+    return rows
+
+
+def kconfig_predictions(config_path):
+    """`initbench kconfig check CONFIG` as {feature: (status, the rest of its line)}."""
+    p = subprocess.run([INITBENCH, "kconfig", "check", str(config_path)], capture_output=True, text=True, timeout=60)
+    if p.returncode not in (0, 1):
+        raise AssertionError(f"kconfig check {config_path} exited {p.returncode}: {p.stdout}{p.stderr}")
+    out = {}
+    for line in p.stdout.splitlines():
+        m = re.match(r"^(\S+)\s+(works|degrades|unsupported)\b(.*)$", line)
+        if m:
+            out[m.group(1)] = (m.group(2), m.group(3).strip())
+    return out
+
+
+def check_kconfig_prediction(test, config_path, results_run):
+    """`initbench kconfig check` on the kernel's config must foretell, row by row, what the
+    boot `results_run` did. A row the boot does not exercise fails the test, unless it is the
+    fallback of a row that worked (its path was never taken) or cannot be observed at all
+    (KCONFIG_UNOBSERVABLE). Returns {feature: (predicted, observed)} for the rows checked."""
+    table = feature_table()
+    unknown = set(table) - set(KCONFIG_OBSERVERS) - set(KCONFIG_UNOBSERVABLE)
+    test.assertFalse(unknown, "features.tsv rows with no observer in bootlib.py: add one")
+    predicted = kconfig_predictions(config_path)
+    test.assertEqual(set(predicted) - set(table), set(), "kconfig check printed rows the table lacks")
+    test.assertIn("boot", predicted, f"no verdicts from kconfig check {config_path}")
+    checked, mismatches, unexercised = {}, [], []
+    for feature, (status, detail) in predicted.items():
+        if feature in KCONFIG_UNOBSERVABLE:
+            continue
+        observed = KCONFIG_OBSERVERS[feature](results_run)
+        if observed is None:
+            parent_works = any(fb == feature and predicted.get(f, ("",))[0] == "works" for f, fb in table.items())
+            if not parent_works:
+                unexercised.append(feature)
+            continue
+        checked[feature] = (status, observed)
+        if observed != status:
+            mismatches.append(f"{feature}: predicted {status} {detail}, the boot shows {observed}")
+    test.assertFalse(unexercised, f"{config_path}: the boot does not exercise these rows: add their parameters")
+    test.assertFalse(mismatches, f"{config_path}: kconfig check disagrees with the boot:\n" + "\n".join(mismatches))
+    return checked

@@ -7,6 +7,7 @@ builds them from here)."""
 import os
 import subprocess
 import unittest
+from pathlib import Path
 
 import bootlib
 
@@ -22,8 +23,20 @@ def tiny_kernel(variant):
     return p.stdout.strip()
 
 
+# Every probe and a tcp phase: each row of kconfig/features.tsv is checked against the boot.
 PARAMS = ["initbench.duration=1", "initbench.wakeups=1", "initbench.funclat.subtract=offcpu",
-          "initbench.task_storage_churn=1", "initbench.schedstat=1"]
+          "initbench.task_storage_churn=1", "initbench.schedstat=1", "initbench.kthread=kthreadd",
+          "initbench.perf=task-clock", "initbench.phases=none,fork,tcp"]
+
+
+def boot_and_check_kconfig(test, variant):
+    """Boots the variant with PARAMS; `initbench kconfig check` on its .config (saved next to
+    the bzImage by build-kernel.sh) must foretell what the boot did."""
+    kernel = tiny_kernel(variant)
+    r = bootlib.run(*PARAMS, kernel_path=kernel)
+    test.assertEqual(r.code, 0, r.stdout + r.stderr)
+    bootlib.check_kconfig_prediction(test, Path(kernel).parent / "config", r)
+    return r
 
 
 def fork_probes(r):
@@ -32,8 +45,7 @@ def fork_probes(r):
 
 class TinyKernel(unittest.TestCase):
     def test_probes_work(self):
-        r = bootlib.run(*PARAMS, kernel_path=tiny_kernel("tiny"))
-        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        r = boot_and_check_kconfig(self, "tiny")
         self.assertTrue(r.one("header")["kernel"]["btf"])
         p = fork_probes(r)
         self.assertEqual(p["funclatkernel_clone"]["mechanism"], "fentry/fexit")
@@ -43,10 +55,9 @@ class TinyKernel(unittest.TestCase):
 
 class TinyKernelWithoutBtf(unittest.TestCase):
     def test_btf_features_degrade_with_reasons(self):
-        r = bootlib.run(*PARAMS, kernel_path=tiny_kernel("tiny-nobtf"))
-        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        r = boot_and_check_kconfig(self, "tiny-nobtf")
         self.assertFalse(r.one("header")["kernel"]["btf"])
-        self.assertEqual([x["phase"] for x in r.records("phase")], ["none", "fork"])
+        self.assertEqual([x["phase"] for x in r.records("phase")], ["none", "fork", "tcp-1"])
         p = fork_probes(r)
         funclat = p["funclatkernel_clone"]
         # fentry and tp_btf need BTF: kprobes time the function, the classic sched_switch
