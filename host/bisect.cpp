@@ -111,7 +111,7 @@ Exit codes (for git bisect run):
 
 struct BisectCli {
     std::string kernel, image, params_file, metric, max_change, threshold, build_shell, save_dir;
-    std::string clock, accel = "tcg", arch = "x86_64";
+    std::string clock, accel = "tcg", arch = "x86_64", boot = "auto";
     std::vector<std::string> params, baseline, build;
     unsigned boots = 1, cpus = 1, memory_mb = 1024;
     double timeout_s = 600, build_timeout_s = 6 * 3600, confidence = 0.95;
@@ -238,6 +238,16 @@ std::string save_path(const std::string& dir, unsigned boot) {
 Boots boot_all(const BisectCli& cli, const std::vector<std::string>& params) {
     Boots out;
     RunOptions run;
+    run.cache_dir = default_cache_dir();
+    // Once per step: each build's bzImage (a new SHA-256) is extracted once, and its boots
+    // share the cached vmlinux.
+    auto kernel_boot = choose_kernel_boot(cli.kernel, cli.arch, boot_mode(cli.boot), run.cache_dir);
+    if (!kernel_boot) {
+        say("skip: " + kernel_boot.error().message());
+        out.exit_code = kBisectSkip;
+        return out;
+    }
+    run.kernel_boot = std::move(kernel_boot.value());
     run.boot.kernel = cli.kernel;
     run.boot.arch = cli.arch;
     run.boot.image = cli.image;
@@ -322,6 +332,8 @@ Result<Plan> plan(BisectCli& cli, const char* argv0) {
                      "bringing up a second x86 CPU: see docs/compare.md)"};
     if (cli.clock == "icount" && cli.accel == "kvm")
         return Error{"--clock icount needs TCG"};
+    if (cli.boot == "pvh" && cli.arch != "x86_64")
+        return Error{"--boot pvh: PVH is an x86_64 boot protocol"};
     if (base_metric) {
         auto amount = signed_amount(cli.max_change.empty() ? "10%" : cli.max_change, true);
         if (!amount || amount->first < 0)
@@ -458,6 +470,9 @@ int parse_and_run(const std::vector<std::string>& remaining) {
         ->capture_default_str();
     sub.add_option("--clock", cli.clock, "wall or icount (default: the baseline's clock)")
         ->check(CLI::IsMember({"wall", "icount"}));
+    sub.add_option("--boot", cli.boot, "x86_64: auto, pvh (the bzImage's vmlinux at its PVH entry) or bzimage")
+        ->check(CLI::IsMember({"auto", "pvh", "bzimage"}))
+        ->capture_default_str();
     sub.add_option("--accel", cli.accel, "tcg or kvm")
         ->check(CLI::IsMember({"tcg", "kvm"}))
         ->capture_default_str();

@@ -96,6 +96,8 @@ nlohmann::json file_facts(const std::string& path) {
 
 RunResult boot_and_collect(const RunOptions& o) {
     BootSpec spec = o.boot;
+    if (!o.kernel_boot.boot_path.empty())
+        spec.kernel = o.kernel_boot.boot_path;
     std::string accel_note;
     std::optional<std::ofstream> log;
     if (!o.log_path.empty())
@@ -148,7 +150,7 @@ RunResult boot_and_collect(const RunOptions& o) {
     r.host = {{"qemu_argv", a->argv},
               {"accel", spec.accel == Accel::kvm ? "kvm" : "tcg"},
               {"clock", spec.icount ? "icount" : "wall"},
-              {"kernel", file_facts(spec.kernel)},
+              {"kernel", file_facts(o.boot.kernel)}, // the file given, even when its vmlinux booted
               {"image", file_facts(spec.image)},
               {"arch", spec.arch},
               {"cpus", spec.cpus},
@@ -158,6 +160,8 @@ RunResult boot_and_collect(const RunOptions& o) {
                         {"first_output_s", c.first_output_s},
                         {"end_record_s", c.complete_s},
                         {"end_record_to_exit_s", c.complete_s >= 0 ? c.wall_s - c.complete_s : -1}}}};
+    if (!o.kernel_boot.protocol.empty())
+        r.host["boot"] = o.kernel_boot.facts();
     if (!accel_note.empty())
         r.host["accel_note"] = accel_note;
     if (!c.stderr_text.empty())

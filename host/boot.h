@@ -3,6 +3,7 @@
 #pragma once
 
 #include "common/logparse.h"
+#include "host/kernel_image.h"
 #include "host/process.h"
 #include "host/qemu.h"
 
@@ -21,6 +22,9 @@ struct RunOptions {
     std::string log_path;   // raw console copy, "" for none
     bool echo = false;      // console to stderr as it arrives
     std::string cache_dir;  // remembers a host whose KVM does not run guests
+    // How boot.kernel boots (choose_kernel_boot): QEMU gets its boot_path, and the results
+    // its facts. Empty: boot.kernel as it is.
+    KernelBoot kernel_boot;
 };
 
 struct RunResult {

@@ -327,6 +327,10 @@ nlohmann::json KernelBoot::facts() const {
     return j;
 }
 
+BootMode boot_mode(const std::string& word) {
+    return word == "pvh" ? BootMode::pvh : word == "bzimage" ? BootMode::bzimage : BootMode::auto_;
+}
+
 Result<KernelBoot> choose_kernel_boot(const std::string& kernel, const std::string& arch, BootMode mode,
                                       const std::string& cache_dir) {
     KernelBoot b;
@@ -344,6 +348,12 @@ Result<KernelBoot> choose_kernel_boot(const std::string& kernel, const std::stri
     }
     b.protocol = "bzimage";
     if (mode == BootMode::bzimage) {
+        // Not decompressed, but a cut-off bzImage still fails here rather than in QEMU.
+        Mapping file;
+        IB_TRY(file.open(kernel));
+        if (has_setup_header(file.bytes()))
+            if (auto h = parse_setup_header(file.bytes()); !h)
+                return Error{kernel + ": " + h.error().message()};
         b.reason = "--boot bzimage";
         return b;
     }

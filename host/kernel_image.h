@@ -59,6 +59,9 @@ Result<PvhKernel> pvh_kernel(const std::string& kernel, const std::string& sha25
 
 enum class BootMode { auto_, pvh, bzimage };
 
+// "pvh", "bzimage", anything else auto (the command lines check the word).
+BootMode boot_mode(const std::string& word);
+
 // How a run boots its kernel: what QEMU gets as -kernel, and the facts of host.boot.
 struct KernelBoot {
     std::string protocol;  // pvh | bzimage | image (aarch64)

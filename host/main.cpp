@@ -22,18 +22,12 @@ constexpr const char* kExitCodes = R"(Exit codes:
   0  complete results without error records
   1  complete results that contain error records (bad parameter, failed step)
   2  bad command line
-  3  boot failure: QEMU did not start, no records arrived, or the kernel panicked
+  3  boot failure: QEMU did not start, no records arrived, or the kernel panicked;
+     or the kernel cannot boot as --boot asks (damaged bzImage, no PVH note)
   4  timeout: the run did not finish in time (host --timeout or the guest's watchdog)
   5  incomplete or corrupt output (cut off, damaged or missing records)
   6  interrupted: SIGINT/SIGTERM/SIGHUP to initbench, or QEMU killed from outside;
      QEMU stopped, partial output kept)";
-
-std::string default_cache_dir() {
-    if (const char* c = std::getenv("INITBENCH_CACHE"))
-        return c;
-    const char* home = std::getenv("HOME");
-    return std::string(home ? home : "/tmp") + "/.cache/initbench";
-}
 
 int write_outputs(const initbench::ParsedLog& log, const initbench::Verdict& verdict, nlohmann::json host,
                   const std::string& out_path, bool quiet, const std::string& format = "text") {
@@ -73,6 +67,11 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(64, 65536))->capture_default_str();
     cmd_run->add_option("--accel", accel, "auto uses KVM only where it really runs guests")
         ->check(CLI::IsMember({"auto", "kvm", "tcg"}))->capture_default_str();
+    std::string boot = "auto";
+    cmd_run->add_option("--boot", boot,
+                        "x86_64: pvh boots the vmlinux inside a bzImage at its PVH entry (no "
+                        "decompression in the guest); auto does where the kernel has one")
+        ->check(CLI::IsMember({"auto", "pvh", "bzimage"}))->capture_default_str();
     cmd_run->add_option("--clock", clock, "wall, or icount: QEMU's instruction-counting clock (TCG)")
         ->check(CLI::IsMember({"wall", "icount"}))->capture_default_str();
     cmd_run->add_option("--timeout", run.timeout_s, "Seconds before QEMU is stopped")
@@ -146,7 +145,17 @@ int main(int argc, char** argv) {
         if (run.boot.icount)
             run.accel = initbench::AccelChoice::tcg;
         run.echo = progress || ::isatty(2);
-        run.cache_dir = default_cache_dir();
+        run.cache_dir = initbench::default_cache_dir();
+        const auto mode = initbench::boot_mode(boot);
+        auto kernel_boot = initbench::choose_kernel_boot(run.boot.kernel, run.boot.arch, mode, run.cache_dir);
+        if (!kernel_boot) {
+            // PVH asked of an aarch64 kernel is a bad command line; a kernel that cannot
+            // boot as asked (damaged bzImage, no PVH note) fails before QEMU starts.
+            std::fprintf(stderr, "initbench: %s\n", kernel_boot.error().message().c_str());
+            return mode == initbench::BootMode::pvh && run.boot.arch != "x86_64" ? initbench::kExitUsage
+                                                                                 : initbench::kExitBootFailure;
+        }
+        run.kernel_boot = std::move(kernel_boot.value());
         initbench::RunResult r = initbench::boot_and_collect(run);
         initbench::Verdict verdict = initbench::judge(r.log, r.child);
         return write_outputs(r.log, verdict, std::move(r.host), out_path, quiet, format);

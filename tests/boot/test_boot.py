@@ -67,6 +67,15 @@ class DefaultProfile(unittest.TestCase):
         self.assertRegex(host["image"]["sha256"], r"^[0-9a-f]{64}$")
         self.assertIn("-kernel", host["qemu_argv"])
 
+    def test_booted_through_pvh(self):
+        # Debian's bzImage (CONFIG_PVH=y) boots as its cached vmlinux, which is the kernel
+        # that ran: its build id is the one the guest read.
+        boot = self.r.doc["host"]["boot"]
+        self.assertEqual(boot["protocol"], "pvh", boot.get("reason"))
+        self.assertRegex(boot["vmlinux_build_id"], r"^[0-9a-f]{40}$")
+        self.assertEqual(boot["vmlinux_build_id"], self.r.one("header")["kernel"]["build_id"])
+        self.assertEqual(boot["kernel_sha256"], self.r.doc["host"]["kernel"]["sha256"])
+
     def test_phases(self):
         phases = self.r.records("phase")
         self.assertEqual([p["phase"] for p in phases], ["none", "fork"])

@@ -278,9 +278,11 @@ TEST(KernelImage, TruncatedBzImageIsAnError) {
     const Bytes image = gzip_bzimage(fake_vmlinux(true, 6), t.path);
     for (std::size_t cut : {std::size_t(0x230), image.size() / 2, image.size() - 8}) {
         const std::string path = stored_bzimage(t, Bytes(image.begin(), image.begin() + static_cast<long>(cut)));
-        auto b = choose_kernel_boot(path, "x86_64", BootMode::auto_, t.cache());
-        ASSERT_FALSE(b) << cut;
-        EXPECT_NE(b.error().message().find("cut short"), std::string::npos) << b.error().message();
+        for (auto mode : {BootMode::auto_, BootMode::bzimage}) {
+            auto b = choose_kernel_boot(path, "x86_64", mode, t.cache());
+            ASSERT_FALSE(b) << cut;
+            EXPECT_NE(b.error().message().find("cut short"), std::string::npos) << b.error().message();
+        }
     }
 }
 
