@@ -2,7 +2,10 @@
 
 #include "host/hash.h"
 
+#include <algorithm>
 #include <bit>
+#include <chrono>
+#include <functional>
 #include <cstdio>
 #include <cstring>
 #include <elf.h>
@@ -195,6 +198,28 @@ Status write_atomically(const fs::path& path, std::span<const std::uint8_t> data
     return ok();
 }
 
+// The cache keeps the newest few vmlinux files (a bisect adds one of ~65 MB per step) and
+// drops temporary files a killed run left. A file used within the hour is kept whatever
+// the count: another run may be about to boot it.
+void prune_cache(const fs::path& dir, const fs::path& keep) {
+    constexpr std::size_t kKeepNewest = 8;
+    const auto hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
+    std::vector<std::pair<fs::file_time_type, fs::path>> kernels;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        const auto mtime = e.last_write_time(ec);
+        if (ec || !e.is_regular_file(ec) || mtime > hour_ago || e.path() == keep)
+            continue;
+        if (e.path().filename().string().starts_with("."))
+            fs::remove(e.path(), ec); // a temporary file of a run that was killed mid-write
+        else
+            kernels.emplace_back(mtime, e.path());
+    }
+    std::sort(kernels.begin(), kernels.end(), std::greater<>());
+    for (std::size_t i = kKeepNewest; i < kernels.size(); i++)
+        fs::remove(kernels[i].second, ec);
+}
+
 // Decompresses a bzImage's payload and caches the vmlinux when it can boot through PVH.
 Result<PvhKernel> extract(std::span<const std::uint8_t> payload, const fs::path& target) {
     if (target.empty())
@@ -224,6 +249,7 @@ Result<PvhKernel> extract(std::span<const std::uint8_t> payload, const fs::path&
     if (Status s = write_atomically(target, out.value()); !s)
         return impossible("the vmlinux cannot be cached: " + s.error().message());
     k.value().extracted = true;
+    prune_cache(target.parent_path(), target);
     return k;
 }
 
@@ -305,8 +331,11 @@ Result<PvhKernel> pvh_kernel(const std::string& kernel, const std::string& sha25
                           " predates the payload fields (2.08)");
     const fs::path target = cache_dir.empty() ? fs::path() : fs::path(cache_dir) / "vmlinux" / sha256;
     if (!target.empty())
-        if (auto hit = cached(target))
+        if (auto hit = cached(target)) {
+            std::error_code ec; // used now: the pruning keeps it
+            fs::last_write_time(target, fs::file_time_type::clock::now(), ec);
             return *hit;
+        }
     return extract(bytes.subspan(h.payload_offset, h.payload_length), target);
 }
 

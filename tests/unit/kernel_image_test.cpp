@@ -8,6 +8,7 @@
 #include <elf.h>
 #include <filesystem>
 #include <fstream>
+#include <chrono>
 #include <gtest/gtest.h>
 #include <iterator>
 #include <sys/stat.h>
@@ -354,8 +355,8 @@ TEST(KernelImage, CacheHitDoesNotRewriteAndANewImageIsExtractedAgain) {
     EXPECT_EQ(again.value().notes.build_id, hex_of(build_id(10)));
     struct stat after {};
     ASSERT_EQ(::stat(again.value().path.c_str(), &after), 0);
-    EXPECT_EQ(after.st_ino, before.st_ino);
-    EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+    EXPECT_EQ(after.st_ino, before.st_ino); // the same file, not rewritten (only touched: used now)
+    EXPECT_EQ(after.st_size, before.st_size);
 
     // A rebuilt image (new SHA-256) is extracted again, beside the old one.
     const Bytes rebuilt = fake_vmlinux(true, 11);
@@ -373,6 +374,33 @@ TEST(KernelImage, CacheHitDoesNotRewriteAndANewImageIsExtractedAgain) {
     ASSERT_TRUE(repaired);
     EXPECT_TRUE(repaired.value().extracted);
     EXPECT_EQ(read_file(repaired.value().path), fake_vmlinux(true, 10));
+}
+
+TEST(KernelImage, CacheKeepsTheNewestAndDropsStaleTemporaries) {
+    TempDir t;
+    const fs::path dir = fs::path(t.cache()) / "vmlinux";
+    fs::create_directories(dir);
+    // Ten kernels from earlier bisect steps, two hours old and older, and a temporary file
+    // that a killed run left.
+    const auto now = fs::file_time_type::clock::now();
+    for (int i = 0; i < 10; i++) {
+        write_file((dir / ("old" + std::to_string(i))).string(), Bytes(10, 0));
+        fs::last_write_time(dir / ("old" + std::to_string(i)), now - std::chrono::hours(2 + i));
+    }
+    write_file((dir / ".abc.tmp.XXXXXX").string(), Bytes(10, 0));
+    fs::last_write_time(dir / ".abc.tmp.XXXXXX", now - std::chrono::hours(2));
+    // A kernel used a minute ago stays, however many there are.
+    write_file((dir / "recent").string(), Bytes(10, 0));
+    fs::last_write_time(dir / "recent", now - std::chrono::minutes(1));
+
+    const std::string path = stored_bzimage(t, gzip_bzimage(fake_vmlinux(true, 12), t.path));
+    auto k = pvh_kernel(path, sha256_file(path), t.cache());
+    ASSERT_TRUE(k && k.value().extracted);
+    EXPECT_TRUE(fs::exists(k.value().path));
+    EXPECT_TRUE(fs::exists(dir / "recent"));
+    EXPECT_FALSE(fs::exists(dir / ".abc.tmp.XXXXXX"));
+    for (int i = 0; i < 10; i++) // the 8 newest of the old ones are kept
+        EXPECT_EQ(fs::exists(dir / ("old" + std::to_string(i))), i < 8) << i;
 }
 
 std::vector<fs::path> listing(const fs::path& dir) {
