@@ -1,31 +1,48 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages that build, boot and test initbench.
+# Installs the Debian 12 packages that build, boot and test initbench: `demo` only what
+# scripts/demo.sh needs (the CLI, the x86_64 image, a boot), `all` (the default) also what
+# the tests need.
 # Target sysroots (arm64) and kernels are not installed here: they are unpacked from
 # downloaded .deb files by scripts/fetch-debs.sh into a cache.
 set -euo pipefail
 
-packages=(
+# What the demo needs: build the host CLI and the x86_64 image, boot it.
+demo_packages=(
   # host build
   cmake ninja-build g++ pkg-config git
   clang-14 lld-14 llvm-14
-  nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libboost-math-dev
-  # the kernel payload decompressors of PVH boot (zlib1g-dev and libzstd-dev are below),
-  # and the compressors its tests make payloads with
+  nlohmann-json3-dev libcli11-dev libboost-math-dev
+  # the kernel payload decompressors of PVH boot (zlib1g-dev and libzstd-dev are below)
   libbz2-dev liblzma-dev liblzo2-dev liblz4-dev
-  bzip2 lzop lz4 zstd xz-utils
   # init for x86_64: musl + libc++ + Debian's static libbpf and its dependencies
   musl-dev libc++-14-dev libc++abi-14-dev libunwind-14-dev
   libbpf-dev libelf-dev zlib1g-dev libzstd-dev linux-libc-dev libgcc-12-dev
   # probes
   bpftool
   # image and boot
-  busybox-static cpio qemu-system-x86 qemu-system-arm dpkg-dev
+  busybox-static cpio qemu-system-x86 dpkg-dev
   python3 libssl-dev libarchive-dev procps
+)
+# What the tests need besides.
+test_packages=(
+  libgtest-dev libgmock-dev
+  # the compressors the PVH tests make kernel payloads with
+  bzip2 lzop lz4 zstd xz-utils
+  # the aarch64 image boots under this
+  qemu-system-arm
+  # results documents are validated against docs/schema/
+  python3-jsonschema
   # the minimal test kernels (scripts/build-kernel.sh): Debian's source and its build tools
-  linux-source-6.1 make gcc bc bison flex dwarves xz-utils
+  linux-source-6.1 make gcc bc bison flex dwarves
   # LAVA's dispatcher runs the generated jobs in the lab tests (lava-run, no server)
   lava-dispatcher python3-jinja2
 )
+
+case ${1:-all} in
+  demo) packages=("${demo_packages[@]}") ;;
+  all) packages=("${demo_packages[@]}" "${test_packages[@]}") ;;
+  *) echo "usage: $0 [demo|all]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
