@@ -1,0 +1,245 @@
+"""docs/schema/: every schema is a valid Draft 2020-12 schema; every saved console log under
+tests/, parsed by the built CLI, gives a results document (and records) that the schemas
+accept; and the schemas refuse what the guest never writes (they are not trivially open).
+
+INITBENCH: the built CLI (set by ctest); INITBENCH_SOURCE: the source tree."""
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+SOURCE = Path(os.environ.get("INITBENCH_SOURCE", Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(SOURCE / "tests/boot"))
+
+import schema_check  # noqa: E402
+from jsonschema import Draft202012Validator  # noqa: E402
+
+INITBENCH = os.environ.get("INITBENCH", str(SOURCE / "build/host/initbench"))
+
+
+def saved_logs():
+    """Every console log kept under tests/ (the fuzz corpus, and any other *.log)."""
+    return sorted(p for p in (SOURCE / "tests").rglob("*.log") if p.is_file())
+
+
+def parse(log):
+    with tempfile.TemporaryDirectory(prefix="initbench-schema-") as tmp:
+        out = Path(tmp) / "results.json"
+        p = subprocess.run([INITBENCH, "parse", str(log), "--out", str(out), "--quiet"],
+                           capture_output=True, text=True, timeout=60)
+        if not out.exists():
+            raise AssertionError(f"parse {log} wrote no document (exit {p.returncode}): {p.stderr}")
+        return p.returncode, json.loads(out.read_text())
+
+
+def valid(instance, name):
+    return not schema_check.errors(instance, name, limit=1)
+
+
+# A minimal complete run in the current shape (version 2), for the negative cases.
+HEADER = {
+    "v": 2, "type": "header", "run_id": "0123456789abcdef0123456789abcdef", "initbench": "0.1.0",
+    "arch": "x86_64", "consoles": ["ttyS0"],
+    "kernel": {"release": "6.1.0-57-amd64", "version": "#1 SMP", "machine": "x86_64",
+               "build_id": "6a2b4ac77585b8cf102cba771300e573c8489b69", "cmdline": "console=ttyS0",
+               "cpu_model": "QEMU TCG CPU", "cpus_online": 1, "memory_mb": 960, "btf": True,
+               "uptime_at_init_s": 3.4},
+    "config": {"values": {"duration": 1.0, "phases": ["none", "fork"], "wakeups": True, "rounds": 1},
+               "sources": {"duration": "cmdline", "phases": "profile:default"},
+               "profiles": ["default"], "description": "fork"},
+}
+FUNCLAT = {
+    "v": 2, "type": "probe", "probe": "funclat", "phase": "fork", "round": 0, "function": "kernel_clone",
+    "subtract": "none", "supported": True, "mechanism": "fentry/fexit", "unit": "ns", "count": 3, "sum": 30,
+    "min": 5, "max": 15, "avg": 10.0, "entries": 3, "missed": 0, "percentiles": {"p50": 10.0},
+    "log2": [[4, 1], [8, 2]],
+    "linear": {"unit": "us", "min": 0.0, "step": 50.0, "max": 1000.0, "under": 0, "over": 0, "buckets": [3] + [0] * 19},
+}
+PHASE = {
+    "v": 2, "type": "phase", "phase": "fork", "round": 0,
+    "load": {"name": "fork", "op_unit": "fork+exit+wait", "params": {"workers": 1}},
+    "limits": {"tasks": 20000, "memory_mb": 700}, "startup_s": 0.1, "duration_s": 1.0, "warmup_s": 0.0,
+    "tasks": {"created": 10, "leftover": 0, "reaped": 1, "running_after_stop": 0},
+    "ops": 10, "ops_per_worker": [10],
+    "metrics": {"ops_per_s": {"value": 10.0, "unit": "fork+exit+wait/s", "agg": "hmean", "better": "higher"},
+                "ops_per_s_per_worker": {"value": 10.0, "unit": "fork+exit+wait/s", "agg": "hmean",
+                                         "better": "higher"}},
+    "cpu": {"user_s": 0.1, "sys_s": 0.5, "source": "cgroup cpu.stat, measured window"},
+    "stop_s": 0.01, "cgroup": "/initbench-load-1",
+    "failures": {"task_create": 0, "task_limit_hits": 0, "oom_kills": 0},
+    "samples": {"interval_s": 0.25, "ops_per_s": [10.0, 10.0, 10.0, 10.0]},
+}
+END = {"v": 2, "type": "end", "records": 3, "digest": "0badc0de", "status": "ok",
+       "overhead": {"run_s": 3.0}, "console_bytes": 5000}
+DOC = {
+    "initbench_results": 1, "verdict": "ok", "exit_code": 0, "reason": "complete",
+    "log": {"status": "complete",
+            "counts": {"records": 4, "damaged": 0, "missing": 0, "duplicates": 0, "after_end": 0, "unlisted": 0,
+                       "kernel_events": 0, "text_after_record": 0, "rejoined": 0, "lines": 4},
+            "damaged": [], "missing": [], "duplicates": [], "after_end": [], "cut_off": None,
+            "end": {"found": True, "seq": 3, "line": 4, "records": 3, "digest": "0badc0de", "count_ok": True,
+                    "digest_ok": True},
+            "runs": {"seen": 1, "kept": 0, "statuses": ["complete"], "first_line": 1, "last_line": 4},
+            "kernel_events": []},
+    "host": {"source": "console.log"},
+    "records": [HEADER, PHASE, FUNCLAT, END],
+}
+
+
+class SchemaFiles(unittest.TestCase):
+    def test_every_schema_is_valid_draft_2020_12(self):
+        docs = schema_check.schemas()
+        self.assertIn("results.schema.json", docs)
+        self.assertIn("records.schema.json", docs)
+        for name, schema in docs.items():
+            with self.subTest(schema=name):
+                Draft202012Validator.check_schema(schema)
+                self.assertEqual(schema["$schema"], "https://json-schema.org/draft/2020-12/schema")
+                self.assertEqual(schema["$id"], "https://initbench.invalid/schema/" + name)
+
+    def test_every_record_type_has_a_schema(self):
+        # record types as records.schema.json dispatches them; one file each
+        types = schema_check.schemas()["records.schema.json"]["properties"]["type"]["enum"]
+        for t in types:
+            self.assertIn(f"record-{t}.schema.json", schema_check.schemas(), t)
+
+
+class SavedLogs(unittest.TestCase):
+    def test_saved_logs_give_valid_documents(self):
+        logs = saved_logs()
+        self.assertGreaterEqual(len(logs), 7, "the fuzz corpus' logs are missing")
+        complete = 0
+        for log in logs:
+            with self.subTest(log=str(log.relative_to(SOURCE))):
+                code, doc = parse(log)
+                self.assertEqual(code, doc["exit_code"])
+                schema_check.validate_results(doc)
+                for i, record in enumerate(doc["records"]):
+                    problems = schema_check.errors(record, "records.schema.json")
+                    self.assertFalse(problems, f"record {i} ({record.get('type')}): {problems}")
+                complete += doc["log"]["status"] == "complete"
+        self.assertGreaterEqual(complete, 4, "fewer complete runs among the saved logs than expected")
+
+    def test_saved_results_documents(self):
+        for path in sorted((SOURCE / "tests/fuzz/corpus/results").glob("*.json")):
+            with self.subTest(doc=path.name):
+                schema_check.validate_results(json.loads(path.read_text()))
+
+
+class RefusesWhatTheGuestNeverWrites(unittest.TestCase):
+    """Each case changes one thing of a valid document: the schema must say no."""
+
+    def test_the_reference_document_is_valid(self):
+        schema_check.validate_results(DOC)
+        for r in DOC["records"]:
+            schema_check.validate_record(r)
+
+    def refused(self, mutate, name="results.schema.json", why=""):
+        doc = copy.deepcopy(DOC)
+        target = mutate(doc)
+        instance = doc if name == "results.schema.json" else target
+        self.assertFalse(valid(instance, name), f"accepted: {why}")
+        with self.assertRaises(AssertionError):
+            (schema_check.validate_results if name == "results.schema.json" else schema_check.validate_record)(instance)
+
+    def test_missing_required_fields(self):
+        for record, field in [(0, "run_id"), (1, "metrics"), (2, "count"), (3, "digest"), (2, "mechanism")]:
+            with self.subTest(record=record, field=field):
+                self.refused(lambda d: d["records"][record].pop(field), why=f"record {record} without {field}")
+        self.refused(lambda d: d["records"][0]["kernel"].pop("release"), why="header.kernel without release")
+        self.refused(lambda d: d["log"].pop("status"), why="log without status")
+        self.refused(lambda d: d["records"][1]["metrics"]["ops_per_s"].pop("agg"), why="metric without agg")
+
+    def test_unsupported_probe_carries_no_numbers(self):
+        def unsupported(d, keep=()):
+            r = d["records"][2]
+            for k in ("mechanism", "unit", "sum", "min", "max", "avg", "entries", "missed", "percentiles",
+                      "log2", "linear", "count"):
+                if k not in keep:
+                    r.pop(k)
+            r["supported"] = False
+            r["reason"] = "kernel_clone not found in BTF or kallsyms"
+            return r
+
+        doc = copy.deepcopy(DOC)
+        schema_check.validate_record(unsupported(doc))  # the right shape is accepted
+        self.refused(lambda d: unsupported(d, keep=("count",)), "records.schema.json", "unsupported with a count")
+        self.refused(lambda d: unsupported(d, keep=("avg", "max")), "records.schema.json", "unsupported with numbers")
+        self.refused(lambda d: unsupported(d).pop("reason"), why="unsupported without a reason")
+        self.refused(lambda d: unsupported(d, keep=("mechanism",)), "records.schema.json", "unsupported with a mechanism")
+        for probe, numbers in [("wakeups", {"threads": 0, "processes": 0, "mms": 0, "wakeups": 0, "dropped": 0}),
+                               ("task_storage_churn", {"comm_prefix": "ib-sleep", "created": 0}),
+                               ("schedstat", {"version": 15, "cpus": {}, "domains": {}})]:
+            with self.subTest(probe=probe):
+                r = {"v": 2, "type": "probe", "probe": probe, "phase": "none", "round": 0, "supported": False,
+                     "reason": "no BPF"}
+                if probe == "task_storage_churn":
+                    r["comm_prefix"] = "ib-sleep"
+                schema_check.validate_record(r)
+                r.update(numbers)
+                self.assertFalse(valid(r, "records.schema.json"), f"unsupported {probe} with numbers")
+
+    def test_wrong_enum_values(self):
+        cases = [
+            (lambda d: d["records"][2].__setitem__("mechanism", "uprobe"), "probe mechanism"),
+            (lambda d: d["records"][1]["metrics"]["ops_per_s"].__setitem__("agg", "median"), "metric agg"),
+            (lambda d: d["records"][1]["metrics"]["ops_per_s"].__setitem__("better", "more"), "metric better"),
+            (lambda d: d["log"].__setitem__("status", "partial"), "log status"),
+            (lambda d: d.__setitem__("verdict", "fine"), "verdict"),
+            (lambda d: d["records"][3].__setitem__("status", "done"), "end status"),
+            (lambda d: d["records"][0].__setitem__("arch", "riscv64"), "arch"),
+            (lambda d: d["records"][2].__setitem__("subtract", "all"), "funclat subtract"),
+            (lambda d: d["records"][1].__setitem__("type", "stage"), "record type"),
+            (lambda d: d["records"][1].__setitem__("v", 3), "record version"),
+        ]
+        for mutate, what in cases:
+            with self.subTest(what=what):
+                self.refused(mutate, why=what)
+
+    def test_types_ranges_and_closed_shapes(self):
+        cases = [
+            (lambda d: d["records"][2].__setitem__("count", -1), "negative count"),
+            (lambda d: d["records"][2].__setitem__("count", "3"), "count as a string"),
+            (lambda d: d["records"][1].__setitem__("ops_per_s", 5), "unknown phase field"),
+            (lambda d: d["records"][2].__setitem__("latency", 5), "unknown funclat field"),
+            (lambda d: d.__setitem__("exit_code", 1), "verdict ok with exit code 1"),
+            (lambda d: d["records"][0].__setitem__("run_id", "xyz"), "run id not hex"),
+            (lambda d: d["records"][2].__setitem__("subtract", "offcpu"), "subtract without switch_mechanism"),
+            (lambda d: d["records"][1]["cpu"].pop("source"), "v2 cpu without source"),
+        ]
+        for mutate, what in cases:
+            with self.subTest(what=what):
+                self.refused(mutate, why=what)
+
+    def test_host_of_run_and_boot(self):
+        doc = copy.deepcopy(DOC)
+        host = {"qemu_argv": ["qemu-system-x86_64"], "accel": "tcg", "clock": "wall",
+                "kernel": {"path": "/k", "sha256": "0" * 64, "bytes": 1}, "image": {"path": "/i", "error": "gone"},
+                "arch": "x86_64", "cpus": 1, "memory_mb": 1024, "host_kernel": "6.1",
+                "wall": {"total_s": 9.1, "first_output_s": 0.9, "end_record_s": -1, "end_record_to_exit_s": -1}}
+        doc["host"] = host
+        schema_check.validate_results(doc)
+        host["boot"] = {"protocol": "bzimage", "kernel_sha256": "0" * 64, "reason": "no PVH note"}
+        schema_check.validate_results(doc)
+        host["boot"] = {"protocol": "pvh", "kernel_sha256": "0" * 64, "vmlinux_path": "/v",
+                        "vmlinux_build_id": "ab", "pvh_entry": "0x1000850", "vmlinux_extracted": True}
+        schema_check.validate_results(doc)
+        for mutate, what in [
+            (lambda h: h["boot"].__setitem__("protocol", "efi"), "boot protocol"),
+            (lambda h: h["boot"].pop("vmlinux_path"), "pvh without its vmlinux"),
+            (lambda h: h.__setitem__("accel", "hvf"), "accel"),
+            (lambda h: h.__setitem__("clock", "rtc"), "clock"),
+            (lambda h: h["wall"].__setitem__("first_output_s", -2), "wall time below -1"),
+        ]:
+            with self.subTest(what=what):
+                bad = copy.deepcopy(doc)
+                mutate(bad["host"])
+                self.assertFalse(valid(bad, "results.schema.json"), what)
+
+
+if __name__ == "__main__":
+    unittest.main()
