@@ -29,6 +29,10 @@ class KernelMatrix(unittest.TestCase):
         self.assertGreater(funclat["count"], 0)
         wakeups = [p for p in fork if p["probe"] == "wakeups"][0]
         self.assertGreater(wakeups["threads"], 0)
+        schedstat = [p for p in fork if p["probe"] == "schedstat"][0]
+        self.assertTrue(schedstat["supported"], schedstat.get("reason"))
+        self.assertEqual(schedstat["version"], 15)  # /proc/schedstat's format on 6.1
+        self.assertGreater(schedstat["cpus"]["cpu0"]["sched_count"], 0)  # the fork load switched
         # Debian ships the kernel's config next to it: its prediction must match the boot.
         config = next(Path(path).parent.glob("config-*"))
         bootlib.check_kconfig_prediction(self, config, r)
