@@ -579,6 +579,10 @@ bool LogParser::frame(std::string_view text) {
     const json *type = value.is_object() ? member(value, "type") : nullptr;
     if (!v || !v->is_number_integer() || !type || !type->is_string())
         return fail("bad record", f->seq); // not an object with integer v and string type
+    if (!known_record_version(*v)) { // whole, but of a layout this build cannot read
+        damage(text, unknown_version_reason(*v), f->seq);
+        return false;
+    }
     accept(f->seq, std::string(f->crc), text, std::move(value));
     if (!after.empty()) {
         ++result_.text_after_record;
@@ -623,7 +627,10 @@ bool LogParser::rejoin(std::string_view next) {
         const Pending held = std::move(*pending_);
         pending_.reset();
         const uint64_t now = std::exchange(line_no_, held.line);
-        accept(f->seq, std::string(f->crc), held.text, std::move(value));
+        if (known_record_version(*v))
+            accept(f->seq, std::string(f->crc), held.text, std::move(value));
+        else
+            damage(held.text, unknown_version_reason(*v), f->seq);
         scan_kernel(first.substr(cut)); // the message that split it
         line_no_ = now;
         if (end < next.size()) {

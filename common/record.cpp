@@ -15,6 +15,11 @@ std::string record_json_text(const nlohmann::json &record) {
     return text;
 }
 
+std::string unknown_version_reason(const nlohmann::json &v) {
+    return "unknown record version " + v.dump() + " (this initbench reads versions " +
+           std::to_string(kOldestSchemaVersion) + " to " + std::to_string(kSchemaVersion) + ")";
+}
+
 std::string RecordWriter::line(nlohmann::json record) {
     if (!record.is_object())
         record = {{"type", "error"}, {"what", "record"}, {"reason", "record is not a JSON object"}};

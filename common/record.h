@@ -11,7 +11,20 @@
 
 namespace initbench {
 
-constexpr int kSchemaVersion = 1;
+// The record protocol version ("v" of every record; docs/protocol.md, docs/schema/).
+// 2: the shapes in docs/schema/ are pinned, and every probe that works names its mechanism.
+// Readers (parse, compare) accept kOldestSchemaVersion..kSchemaVersion and refuse others.
+constexpr int kSchemaVersion = 2;
+constexpr int kOldestSchemaVersion = 1;
+
+// True for a "v" this build can read.
+inline bool known_record_version(const nlohmann::json &v) {
+    return v.is_number_integer() && v.get<int64_t>() >= kOldestSchemaVersion &&
+           v.get<int64_t>() <= kSchemaVersion;
+}
+
+// Why a record of version `v` is refused, for the damaged line and the verdict.
+std::string unknown_version_reason(const nlohmann::json &v);
 constexpr std::string_view kFrameMarker = "IB1 ";
 
 // Serialises a record's JSON exactly as the frame carries it: compact, 7-bit (\uXXXX),

@@ -1,5 +1,7 @@
 #include "host/compare.h"
 
+#include "common/record.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -485,6 +487,8 @@ Result<RunFile> parse_results(std::string_view text, const std::string& path) {
         return Error{path + ": no records"};
     const json* header = nullptr;
     for (const auto& r : *records) {
+        if (const json* v = field(r, "v"); v && !known_record_version(*v))
+            return Error{path + ": " + str_field(r, "type", "?") + " record: " + unknown_version_reason(*v)};
         const std::string type = str_field(r, "type");
         if (type == "header" && !header)
             header = &r;

@@ -131,10 +131,23 @@ Verdict judge(const ParsedLog& log, const std::optional<ChildOutcome>& child) {
     const nlohmann::json* end = find_type(log, "end");
     if (end_status(end) == "timeout")
         return {kExitTimeout, "timeout", "the guest's watchdog (initbench.timeout) ended the run"};
-    if (log.status == LogStatus::corrupt)
+    if (log.status == LogStatus::corrupt) {
+        // Records that arrived whole but in a layout this build cannot read: a newer guest.
+        size_t unknown = 0;
+        const DamagedLine* first = nullptr;
+        for (const auto& d : log.damaged)
+            if (d.reason.starts_with("unknown record version")) {
+                first = first ? first : &d;
+                unknown++;
+            }
+        if (first)
+            return {kExitBadOutput, "corrupt",
+                    std::to_string(unknown) + " record(s) of an unknown version, first on line " +
+                        std::to_string(first->line) + ": " + first->reason + "; use a newer initbench"};
         return {kExitBadOutput, "corrupt",
                 std::to_string(log.damaged.size()) + " damaged record(s), " + std::to_string(log.missing_count) +
                     " missing"};
+    }
     if (log.status == LogStatus::incomplete)
         return {kExitBadOutput, "incomplete", "no end record: the output was cut off"};
     if (size_t errors = count_type(log, "error"); errors || end_status(end) != "ok")

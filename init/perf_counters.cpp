@@ -61,9 +61,11 @@ public:
             {"probe", "perf"}, {"scope", system_ ? "system" : "task"}, {"supported", supported_}};
         if (system_)
             d["cpus"] = target_.cpus;
-        if (!supported_)
+        if (supported_) // as every probe that works says how (record version 2)
+            d["mechanism"] = "perf_event_open";
+        else
             d["reason"] = "no perf event could be opened: " + errno_text(first_errno_);
-        else if (!unsupported_.empty())
+        if (supported_ && !unsupported_.empty())
             d["unsupported"] = unsupported_;
         return d;
     }

@@ -2,6 +2,7 @@
 // documents: reading and refusing files, finding metrics by structure, significance,
 // warnings, output formats and --fail-on rules. No QEMU.
 #include "host/bisect.h"
+#include "common/record.h"
 #include "host/compare.h"
 
 #include <gtest/gtest.h>
@@ -159,6 +160,25 @@ TEST(ReadResults, RefusesWhatIsNotACompleteResultsDocument) {
     json no_header = make_doc(Spec{});
     no_header["records"].erase(0);
     EXPECT_FALSE(parse_results(no_header.dump(), "x").ok());
+}
+
+// Records of a version this build cannot read are refused, by name; older known ones are read.
+// (Hand-made records without "v" are read: parse never keeps a record without one.)
+TEST(ReadResults, RefusesUnknownRecordVersions) {
+    json doc = make_doc(Spec{});
+    doc["records"][1]["v"] = kSchemaVersion + 1;
+    auto r = parse_results(doc.dump(), "new.json");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message().find("new.json: phase record: unknown record version " +
+                                       std::to_string(kSchemaVersion + 1)),
+              std::string::npos)
+        << r.error().message();
+    doc["records"][1]["v"] = "2";
+    EXPECT_FALSE(parse_results(doc.dump(), "x").ok());
+    for (int known = kOldestSchemaVersion; known <= kSchemaVersion; ++known) {
+        doc["records"][1]["v"] = known;
+        EXPECT_TRUE(parse_results(doc.dump(), "x").ok()) << "version " << known;
+    }
 }
 
 TEST(ReadResults, OddTypesNeverThrow) {

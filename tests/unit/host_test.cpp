@@ -1,5 +1,6 @@
 // Unit tests of the host CLI's library (host/): verdicts, the QEMU command line, the
 // initramfs writer, the child runner and file hashing. No QEMU and no kernel needed.
+#include "common/crc32.h"
 #include "common/logparse.h"
 #include "common/record.h"
 #include "host/cpio_archive.h"
@@ -238,6 +239,27 @@ const std::vector<json> kOddRecords = {
     {{"type", "probe"}, {"probe", "funclat"}, {"supported", true}, {"avg", "n/a"}},
     {{"type", "error"}, {"what", 1}, {"reason", nullptr}},
 };
+
+// A newer guest's records: corrupt output (exit 5), and the reason says why and what to do.
+TEST(Judge, UnknownRecordVersionSaysSo) {
+    std::string log = run_log();
+    const std::string v = "\"v\":" + std::to_string(kSchemaVersion);
+    const size_t at = log.find("\"idle\"");
+    ASSERT_NE(at, std::string::npos);
+    // Re-frame the idle phase record as version kSchemaVersion + 1, with a CRC that verifies.
+    const size_t line_start = log.rfind("IB1 ", at), line_end = log.find('\n', at);
+    std::string json_text = log.substr(log.find('{', line_start), line_end - log.find('{', line_start));
+    json_text.replace(json_text.find(v), v.size(), "\"v\":" + std::to_string(kSchemaVersion + 1));
+    log.replace(line_start, line_end - line_start, "IB1 1 " + crc32_hex(crc32(json_text)) + " " + json_text);
+    const ParsedLog parsed = parse_log(log);
+    ASSERT_EQ(parsed.status, LogStatus::corrupt);
+    const Verdict verdict = judge(parsed, std::nullopt);
+    EXPECT_EQ(verdict.exit_code, kExitBadOutput);
+    EXPECT_EQ(verdict.name, "corrupt");
+    EXPECT_TRUE(contains(verdict.reason, "1 record(s) of an unknown version")) << verdict.reason;
+    EXPECT_TRUE(contains(verdict.reason, "unknown record version " + std::to_string(kSchemaVersion + 1)))
+        << verdict.reason;
+}
 
 // judge() and human_summary() read records that came off a wire: odd types must not throw.
 TEST(Judge, OddEndStatusDoesNotThrow) {

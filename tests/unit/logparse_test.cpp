@@ -264,6 +264,32 @@ TEST(LogParser, EndCountMismatchIsCorrupt) {
     EXPECT_FALSE(log.end.count_ok);
 }
 
+// A record that arrived whole but says a version this build cannot read is not taken as
+// numbers: it is listed as damaged with the reason, and the log is corrupt (exit 5).
+TEST(LogParser, UnknownRecordVersionIsRefused) {
+    auto lines = run_lines(2);
+    const std::string newer = json{{"v", kSchemaVersion + 1}, {"type", "phase"}, {"n", 1}}.dump();
+    lines[2] = frame(2, newer);
+    const ParsedLog log = parse_log(join(lines));
+    EXPECT_EQ(log.status, LogStatus::corrupt);
+    ASSERT_EQ(log.damaged.size(), 1u);
+    EXPECT_EQ(log.damaged[0].seq, 2u);
+    EXPECT_EQ(log.damaged[0].reason, "unknown record version " + std::to_string(kSchemaVersion + 1) +
+                                         " (this initbench reads versions 1 to " +
+                                         std::to_string(kSchemaVersion) + ")");
+    EXPECT_EQ(log.records.size(), 3u); // header, the other phase, end
+    for (int known = kOldestSchemaVersion; known <= kSchemaVersion; ++known) {
+        auto known_lines = run_lines(2, /*with_end=*/false);
+        known_lines[2] = frame(2, json{{"v", known}, {"type", "phase"}, {"n", 1}}.dump());
+        const ParsedLog kept = parse_log(join(known_lines));
+        EXPECT_EQ(kept.status, LogStatus::incomplete) << "version " << known;
+        EXPECT_EQ(kept.records.size(), 3u) << "version " << known;
+    }
+    for (const json &v : {json(0), json(-1), json(kSchemaVersion + 1)})
+        EXPECT_FALSE(known_record_version(v)) << v;
+    EXPECT_FALSE(known_record_version(json(1.0))); // not an integer
+}
+
 TEST(LogParser, Duplicates) {
     auto lines = run_lines(3);
     lines.insert(lines.begin() + 3, lines[2]); // the same record twice: a harmless repeat
