@@ -46,24 +46,25 @@ bool load_sets(Skel* (*open)(), int (*load)(Skel*), int (*attach)(Skel*), void (
     return true;
 }
 
-// Deletes every key (phase start) or counts them (window end).
+// Counts the keys (window end), or deletes them (phase start). One pass collects them
+// first: deleting as it walked meant restarting from the first key after each delete, and
+// a load that re-inserted keys faster than the walk deleted them (200 sleepers under
+// --clock icount) kept it going forever. Keys added during the pass are left for the next.
 template <typename Key>
 uint64_t count_keys(bpf_map* map, bool erase) {
     int fd = bpf_map__fd(map);
-    uint64_t n = 0;
+    std::vector<Key> keys;
     Key key{}, next{};
     Key* prev = nullptr;
-    while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-        if (erase) {
-            bpf_map_delete_elem(fd, &next); // restart from the beginning: the old key is gone
-            prev = nullptr;
-        } else {
-            key = next;
-            prev = &key;
-        }
-        n++;
+    while (bpf_map_get_next_key(fd, prev, &next) == 0 && keys.size() < WAKEUPS_MAX_KEYS) {
+        keys.push_back(next);
+        key = next;
+        prev = &key;
     }
-    return n;
+    if (erase)
+        for (const Key& k : keys)
+            bpf_map_delete_elem(fd, &k);
+    return keys.size();
 }
 
 class Wakeups final : public Probe {

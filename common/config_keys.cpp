@@ -120,6 +120,13 @@ std::span<const KeySpec> config_keys() {
                  "sleep load: tasks that sleep and wake in a loop"),
         seconds_key("sleep.interval", "0.1", 0.000001, 60,
                     "sleep load: each task's sleep per loop"),
+        enum_key("sleep.mode", "thread", {"thread", "process"},
+                 "sleep load: the sleepers are threads of the workers, or processes of their own"),
+        uint_key("cpu.load", "100", 1, 100,
+                 "cpu load: percent of each 10 ms slice a worker spins, sleeping the rest "
+                 "(stress-ng --cpu-load)"),
+        enum_key("syscall.name", "getppid", {"getppid", "getpgid", "getpid", "getuid", "gettid"},
+                 "syscall load: the system call of the loop"),
         checked_key(key("load.cpus", Kind::string, "",
                         "CPUs the loads run on (0, 2-3); default all"),
                     check_cpu_list),

@@ -1,37 +1,82 @@
 // cpu: spinning workers doing integer arithmetic and touching a private buffer, so that
-// the caches and the TLB are exercised, not just an empty loop.
+// the caches and the TLB are exercised, not just an empty loop. With `cpu.load=P` below
+// 100 a worker spins P % of each 10 ms slice and sleeps the rest, like stress-ng's
+// --cpu-load. The busy part is the worker's own CPU time, so a worker that shares its CPU
+// still does P % of a slice's work before it sleeps.
+#include "common/config.h"
 #include "payload/load.h"
 
 #include <cstdint>
+#include <ctime>
 #include <vector>
 
 namespace initbench {
+namespace {
 
-[[noreturn]] static void cpu_work(const WorkerContext& ctx) {
-    std::vector<uint32_t> buf(64 * 1024); // 256 KiB
-    uint64_t x = 0x9e3779b97f4a7c15ull ^ ctx.index;
-    ctx.ready();
-    for (;;) {
+constexpr double kSliceS = 0.010;
+
+double thread_cpu_seconds() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+class Spinner {
+public:
+    explicit Spinner(unsigned index) : buf_(64 * 1024), x_(0x9e3779b97f4a7c15ull ^ index) {}
+    // One operation: 4096 iterations.
+    void op() {
         for (int i = 0; i < 4096; i++) {
-            x ^= x << 13; // xorshift: cheap, not optimisable away
-            x ^= x >> 7;
-            x ^= x << 17;
-            buf[x % buf.size()] += static_cast<uint32_t>(x);
+            x_ ^= x_ << 13; // xorshift: cheap, not optimisable away
+            x_ ^= x_ >> 7;
+            x_ ^= x_ << 17;
+            buf_[x_ % buf_.size()] += static_cast<uint32_t>(x_);
         }
-        ctx.count();
+    }
+
+private:
+    std::vector<uint32_t> buf_; // 256 KiB
+    uint64_t x_;
+};
+
+[[noreturn]] void cpu_work(const WorkerContext& ctx) {
+    Spinner spin(ctx.index);
+    const unsigned pct = ctx.params->busy_pct ? ctx.params->busy_pct : 100;
+    ctx.ready();
+    if (pct >= 100)
+        for (;;) {
+            spin.op();
+            ctx.count();
+        }
+    const double busy_s = kSliceS * pct / 100.0;
+    const timespec idle{0, static_cast<long>((kSliceS - busy_s) * 1e9)};
+    for (;;) {
+        const double until = thread_cpu_seconds() + busy_s;
+        do {
+            spin.op();
+            ctx.count();
+        } while (thread_cpu_seconds() < until);
+        ::clock_nanosleep(CLOCK_MONOTONIC, 0, &idle, nullptr);
     }
 }
 
+void cpu_configure(const Config& config, LoadParams& p) {
+    p.busy_pct = static_cast<unsigned>(config.uint("cpu.load"));
+}
+
+} // namespace
+
 extern const LoadSpec cpu_load = {
     .name = "cpu",
-    .help = "spinning workers: xorshift arithmetic and random writes to 256 KiB each",
+    .help = "spinning workers: xorshift arithmetic and random writes to 256 KiB each; cpu.load=P spins P % "
+            "of each 10 ms slice",
     .op_unit = "4096 iterations",
     .sweep = "",
     .default_workers = online_cpus,
     .unsupported = always_supported,
     .tasks = one_task_per_worker,
     .bytes_per_op = nullptr,
-    .configure = nullptr,
+    .configure = cpu_configure,
     .work = cpu_work,
 };
 

@@ -29,6 +29,10 @@ struct LoadParams {
     bool sockets = false;  // pipe: unix stream sockets instead of pipes
     uint64_t sleepers = 0; // sleep: sleeping tasks of all workers together
     double interval_s = 0; // sleep: how long each sleeper sleeps per loop
+    bool sleeper_processes = false; // sleep: the sleepers are processes, not threads
+    unsigned busy_pct = 0; // cpu: the share of each slice a worker spins (100: always)
+    long syscall_nr = 0;   // syscall: the system call the loop makes
+    std::string_view syscall_name; // ... and its name
 };
 
 // One worker's counters, in memory shared by all the worker's tasks and the framework.

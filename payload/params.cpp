@@ -47,6 +47,12 @@ nlohmann::json params_json(const LoadParams& p) {
         j["sleepers"] = p.sleepers;
     if (p.interval_s > 0)
         j["interval_s"] = p.interval_s;
+    if (p.sleepers)
+        j["mode"] = p.sleeper_processes ? "process" : "thread";
+    if (p.busy_pct)
+        j["cpu_load_pct"] = p.busy_pct;
+    if (!p.syscall_name.empty())
+        j["syscall"] = p.syscall_name;
     return j;
 }
 

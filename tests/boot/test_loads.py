@@ -261,5 +261,55 @@ class RcuTasksTraceProfile(BootTest):
         self.assertEqual(kthread["ticks"], sum(t["utime"] + t["stime"] for t in kthread["threads"]))
 
 
+class LoadModes(BootTest):
+    """The seeds' load semantics, under the instruction-counting clock (guest time is work
+    done, so a share of CPU time is exact): a cpu worker spinning half of each slice
+    (stress-ng --cpu-load 50), sleepers that are processes, and a getpgid loop, each checked
+    by the kernel's own accounting."""
+    PARAMS = ("initbench.phases=cpu,sleep,syscall", "initbench.duration=2", "initbench.workers=1",
+              "initbench.cpu.load=50", "initbench.sleep.mode=process", "initbench.sleep.tasks=200",
+              "initbench.sleep.interval=0.05", "initbench.syscall.name=getpgid", "initbench.wakeups=1",
+              "initbench.funclat=__x64_sys_getpgid", "nokaslr", "norandmaps")
+    ARGS = ("--clock", "icount")
+
+    def phase(self, name):
+        found = [p for p in self.r.records("phase") if p["phase"] == name]
+        self.assertEqual(len(found), 1, name)
+        return found[0]
+
+    def probe(self, name, phase):
+        found = [p for p in self.r.records("probe") if p["probe"] == name and p["phase"] == phase]
+        self.assertEqual(len(found), 1, (name, phase))
+        return found[0]
+
+    def test_complete(self):
+        self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr)
+        assert_clean_end(self, self.r)
+        self.assert_nothing_left()
+
+    def test_cpu_load_is_a_share_of_cpu_time(self):
+        cpu = self.phase("cpu")
+        self.assertEqual(cpu["load"]["params"]["cpu_load_pct"], 50)
+        self.assertIn("cgroup", cpu["cpu"]["source"])
+        used = (cpu["cpu"]["user_s"] + cpu["cpu"]["sys_s"]) / cpu["duration_s"]
+        self.assertAlmostEqual(used, 0.5, delta=0.1)
+
+    def test_sleepers_are_processes(self):
+        sleep = self.phase("sleep")
+        self.assertEqual(sleep["load"]["params"]["mode"], "process")
+        self.assertEqual(sleep["tasks"]["peak_sampled"], 200 + 1)
+        # The kernel woke 200 distinct processes (each sleeper is one), not threads of one.
+        self.assertGreaterEqual(self.probe("wakeups", "sleep")["processes"], 200)
+        self.assertGreater(sleep["ops"], 200)
+
+    def test_the_loop_calls_getpgid(self):
+        syscall = self.phase("syscall")
+        self.assertEqual(syscall["load"]["params"]["syscall"], "getpgid")
+        calls = self.probe("funclat", "syscall")
+        self.assertTrue(calls["supported"], calls.get("reason"))
+        # Each operation is 1024 calls; the probe counts the kernel's entries into getpgid.
+        self.assertAlmostEqual(calls["count"] / 1024, syscall["ops"], delta=2 + 0.01 * syscall["ops"])
+
+
 if __name__ == "__main__":
     unittest.main()
