@@ -89,6 +89,8 @@ def git(repo, *args):
 
 class BisectIcount(unittest.TestCase):
     """`git bisect run initbench bisect-step` names the commit that slows fork and exit."""
+    # It builds and boots its baseline (600 s at most), then `git bisect run` (1800 s at most).
+    ctest_timeout = 2700
 
     BAD_COMMIT = 6  # of 8: this one adds slub_debug=FZPU to the kernel parameters
 
@@ -217,6 +219,7 @@ class BisectStepExitCodes(unittest.TestCase):
 class BisectStepArm64(unittest.TestCase):
     """`bisect-step --arch aarch64` boots Debian's arm64 kernel with the aarch64 image; under
     icount one boot decides."""
+    ctest_arch = "aarch64"
 
     def test_arm64_step_decides(self):
         with tempfile.TemporaryDirectory(prefix="initbench-step-") as tmp:

@@ -15,6 +15,10 @@ PROBES = ["initbench.duration=1", "initbench.wakeups=1", "initbench.schedstat=1"
 
 
 class KernelMatrix(unittest.TestCase):
+    # One ctest test per kernel, each within its own timeout.
+    ctest_per_method = True
+    ctest_labels = ("matrix",)
+    ctest_arch = "aarch64"
     def boot(self, flavour, arch="x86_64"):
         path = bootlib.fetch_kernel(flavour)
         r = bootlib.run(*PROBES, kernel_path=path, arch=arch)

@@ -44,6 +44,8 @@ def fork_probes(r):
 
 
 class TinyKernel(unittest.TestCase):
+    ctest_labels = ("matrix",)
+
     def test_probes_work(self):
         r = boot_and_check_kconfig(self, "tiny")
         self.assertTrue(r.one("header")["kernel"]["btf"])
@@ -54,6 +56,8 @@ class TinyKernel(unittest.TestCase):
 
 
 class TinyKernelWithoutBtf(unittest.TestCase):
+    ctest_labels = ("matrix",)
+
     def test_btf_features_degrade_with_reasons(self):
         r = boot_and_check_kconfig(self, "tiny-nobtf")
         self.assertFalse(r.one("header")["kernel"]["btf"])
