@@ -7,6 +7,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import schema_check
+
 SOURCE = Path(os.environ.get("INITBENCH_SOURCE", Path(__file__).resolve().parents[2]))
 INITBENCH = os.environ.get("INITBENCH", str(SOURCE / "build/host/initbench"))
 IMAGE = os.environ.get("INITBENCH_IMAGE_X86_64", str(SOURCE / "build/initbench-x86_64.cpio.gz"))
@@ -56,6 +58,7 @@ def run(*params, extra_args=(), timeout=300, workdir=None, kernel_path=None, arc
                "--out", str(out), "--log", str(log), *extra_args, "--", *params]
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         doc = json.loads(out.read_text()) if out.exists() else {}
+        if doc: schema_check.validate_results(doc)
         text = log.read_text(errors="replace") if log.exists() else ""
         if workdir is not None:
             (Path(workdir) / "console.log").write_text(text)
@@ -67,7 +70,9 @@ def parse(log_path, *extra):
         out = Path(tmp) / "results.json"
         p = subprocess.run([INITBENCH, "parse", str(log_path), "--out", str(out), *extra],
                            capture_output=True, text=True, timeout=60)
-        return p.returncode, (json.loads(out.read_text()) if out.exists() else {})
+        doc = json.loads(out.read_text()) if out.exists() else {}
+        if doc: schema_check.validate_results(doc)
+        return p.returncode, doc
 
 
 # --- `initbench kconfig check` against what a boot observed ---------------------------------
