@@ -602,8 +602,8 @@ SampleUnit choose_unit(const std::vector<Side>& sides, SampleUnit asked) {
 } // namespace
 
 Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOptions& options) {
-    if (sides.size() < 2)
-        return Error{"compare needs at least two sides"};
+    if (sides.empty()) // one side gives its summaries alone (initbench report of one run)
+        return Error{"compare needs a side"};
     for (const auto& side : sides)
         if (side.runs.empty())
             return Error{side.label + ": no results files"};
@@ -1280,32 +1280,15 @@ Exit codes:
 
 Result<Side> load_side(const std::string& arg, const std::string& label) {
     Side side{label, {}};
-    std::stringstream list(arg);
-    std::string item;
-    while (std::getline(list, item, ',')) {
-        if (item.empty())
-            continue;
-        std::vector<std::string> paths;
-        std::error_code ec;
-        if (fs::is_directory(item, ec)) {
-            for (const auto& entry : fs::directory_iterator(item, ec))
-                if (entry.is_regular_file() && entry.path().extension() == ".json")
-                    paths.push_back(entry.path().string());
-            std::sort(paths.begin(), paths.end());
-            if (paths.empty())
-                return Error{item + ": no *.json files"};
-        } else {
-            paths.push_back(item);
-        }
-        for (const auto& p : paths) {
-            auto run = read_results(p);
-            if (!run)
-                return run.error();
-            side.runs.push_back(std::move(run.value()));
-        }
+    auto paths = side_files(arg);
+    if (!paths)
+        return paths.error();
+    for (const auto& p : paths.value()) {
+        auto run = read_results(p);
+        if (!run)
+            return run.error();
+        side.runs.push_back(std::move(run.value()));
     }
-    if (side.runs.empty())
-        return Error{"'" + arg + "': no results files"};
     return side;
 }
 
@@ -1467,6 +1450,42 @@ void add_compare_command(CLI::App& app) {
         if (rc != kCompareOk)
             throw CLI::RuntimeError(rc);
     });
+}
+
+// ---- for `initbench report`, which reads sides as compare does ---------------------------
+
+Result<std::vector<std::string>> side_files(const std::string& arg) {
+    std::vector<std::string> paths;
+    std::stringstream list(arg);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+        if (item.empty())
+            continue;
+        std::error_code ec;
+        if (!fs::is_directory(item, ec)) {
+            paths.push_back(item);
+            continue;
+        }
+        std::vector<std::string> found;
+        for (const auto& entry : fs::directory_iterator(item, ec))
+            if (entry.is_regular_file() && entry.path().extension() == ".json")
+                found.push_back(entry.path().string());
+        if (found.empty())
+            return Error{item + ": no *.json files"};
+        std::sort(found.begin(), found.end());
+        paths.insert(paths.end(), found.begin(), found.end());
+    }
+    if (paths.empty())
+        return Error{"'" + arg + "': no results files"};
+    return paths;
+}
+
+std::string side_label(const std::string& arg, size_t index, size_t count) {
+    return default_label(arg, index, count);
+}
+
+std::string metric_group(const nlohmann::json& record) {
+    return record_group(record);
 }
 
 } // namespace initbench

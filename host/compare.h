@@ -179,4 +179,11 @@ RuleOutcome apply_fail_rules(const Report& report, const std::vector<FailRule>& 
 // by throwing CLI::RuntimeError(code), as the CLI's other callback subcommands do.
 void add_compare_command(CLI::App& app);
 
+// For `initbench report`, which reads sides as compare does: the results files a SIDE names
+// (files and directories, comma-separated), compare's default label for it, and the group
+// that a record's metrics are listed under ("fork", "fork/funclat:kernel_clone").
+Result<std::vector<std::string>> side_files(const std::string& arg);
+std::string side_label(const std::string& arg, size_t index, size_t count);
+std::string metric_group(const nlohmann::json& record);
+
 } // namespace initbench

@@ -7,6 +7,7 @@
 #include "host/kconfig.h"
 #include "host/lava_job.h"
 #include "host/pack.h"
+#include "host/report_cli.h"
 #include "host/results.h"
 
 #include <CLI/CLI.hpp>
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
     initbench::add_pack_command(app);
     initbench::add_compare_command(app);
     initbench::add_bisect_command(app);
+    initbench::add_report_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::RuntimeError& e) { // before ParseError, its base

@@ -1,0 +1,127 @@
+"""`initbench report` from saved results: one plot per phase metric and per histogram, the
+identity table, nothing fetched from a network, refused files shown without numbers."""
+import json
+import os
+import re
+import subprocess
+import unittest
+
+from reportlib import INITBENCH, Page, parse_log, report, temp_dir, with_counters, with_host, write
+
+
+def expected_plots(docs, sides):
+    """What the page must plot, found independently: the (phase, samples key) pairs of the
+    phase records, and compare's histograms."""
+    series = set()
+    for doc in docs:
+        for r in doc["records"]:
+            if r.get("type") == "phase":
+                for key, values in r.get("samples", {}).items():
+                    if isinstance(values, list) and values:
+                        series.add(f'{r["phase"]}/{key}')
+    out = subprocess.run([INITBENCH, "compare", *sides, "--format", "json"], capture_output=True, text=True)
+    hists = {h["id"] for h in json.loads(out.stdout)["histograms"]} if out.returncode == 0 else set()
+    return series, hists
+
+
+class ReportPage(unittest.TestCase):
+    def setUp(self):
+        self.tmp = temp_dir()
+        d = self.tmp.name
+        self.base_path, self.base = parse_log("x86_64-probes.log", d)
+        self.base = with_host(self.base, "11" * 32)
+        write(self.base, self.base_path)
+        self.new = with_counters(with_host(self.base, "22" * 32), "0123456789abcdef0123456789abcdef", 0.8)
+        self.new_path = write(self.new, os.path.join(d, "patch.json"))
+        self.bad_path, self.bad = parse_log("truncated.log", d)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def out(self, name):
+        return os.path.join(self.tmp.name, name)
+
+    def test_comparison(self):
+        r, html = report([self.base_path, self.new_path], self.out("ab.html"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        page = Page(html)
+        series, hists = expected_plots([self.base, self.new], [self.base_path, self.new_path])
+        self.assertTrue(series and hists)
+        timeseries = {f[1] for f in page.figures if f[0] == "timeseries"}
+        histograms = [f[1] for f in page.figures if f[0] == "histogram"]
+        self.assertEqual(timeseries, series)
+        self.assertEqual(len([f for f in page.figures if f[0] == "timeseries"]), len(series))
+        self.assertEqual(sorted(histograms), sorted(hists))
+        self.assertTrue(all(f[2] for f in page.figures), "every figure holds gnuplot's SVG")
+        # Identity first: the facts of each run.
+        for head in ("status", "run id", "kernel release", "build id", "kernel SHA-256",
+                     "image SHA-256", "command line", "QEMU"):
+            self.assertIn(head, page.row_heads)
+        text = " ".join(page.text)
+        self.assertIn("0123456789abcdef0123456789abcdef", text)
+        self.assertIn(self.base["records"][0]["kernel"]["build_id"], text)
+        # Self-contained: no network, no script files.
+        self.assertFalse([u for u in page.urls if re.match(r"\s*(https?:)?//", u)], page.urls)
+        self.assertFalse([s for s in page.scripts if "src" in s])
+        self.assertNotRegex(html, r"(src|href)\s*=\s*['\"]?\s*(https?:)?//")
+        # compare's verdicts, the kernel WARN at the top, the counters with the reason.
+        self.assertIn("change", text)
+        self.assertIn("KS D", text)
+        self.assertIn("kernel WARN", text)
+        self.assertLess(html.index("kernel WARN"), html.index('id="summary"'))
+        self.assertIn("counters", page.tables)
+        self.assertIn("task-clock", text)
+        self.assertIn("CPUs utilized", text)
+        self.assertIn("not supported: No such file or directory (errno 2)", text)
+
+    def test_single_run(self):
+        r, html = report([self.base_path], self.out("one.html"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        page = Page(html)
+        self.assertIn("Phases at a glance", html)
+        self.assertNotIn("<th>change</th>", html)
+        self.assertTrue([f for f in page.figures if f[0] == "timeseries"])
+        self.assertIn("identity", page.tables)
+
+    def test_refused_file_gives_no_numbers(self):
+        alone_r, alone = report([self.base_path], self.out("alone.html"))
+        r, html = report([f"{self.base_path},{self.bad_path}"], self.out("bad.html"))
+        self.assertEqual(r.returncode, 3, "a refused file makes exit code 3, as compare")
+        self.assertIn("refused", r.stderr)
+        reason = self.bad["log"]["status"]
+        self.assertIn("REFUSED", html)
+        self.assertIn(reason, html)
+        # The numbers are those of the usable file alone.
+        table = lambda h: h[h.index("<tbody>", h.index('id="summary"')):h.index('id="identity"')]
+        self.assertEqual(table(html), table(alone))
+        # A side of refused files only: shown, and no numbers at all.
+        r, html = report([self.bad_path], self.out("only-bad.html"))
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("No numbers", html)
+        self.assertEqual(Page(html).figures, [])
+
+    def test_refused_comparison(self):
+        other, _ = parse_log("aarch64-default.log", self.tmp.name)
+        r, html = report([self.base_path, other], self.out("refused.html"))
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("compare refused the comparison", html)
+        self.assertNotIn("<th>change</th>", html)
+
+    def test_without_gnuplot(self):
+        r, html = report([self.base_path], self.out("noplot.html"), env={"INITBENCH_GNUPLOT": "/nonexistent/gnuplot"})
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("no plots", r.stderr)
+        self.assertNotIn("<svg", html)
+        self.assertIn("Phases at a glance", html)
+
+    def test_directory_side(self):
+        r, html = report([self.tmp.name], self.out("dir.html"))
+        self.assertEqual(r.returncode, 3, "the directory holds the truncated log's document")
+        empty = self.out("empty")
+        os.mkdir(empty)
+        r = subprocess.run([INITBENCH, "report", empty, "-o", self.out("e.html")], capture_output=True)
+        self.assertEqual(r.returncode, 2, "a directory without results files names no side")
+
+
+if __name__ == "__main__":
+    unittest.main()
