@@ -8,4 +8,11 @@ scripts/install-deps.sh demo
 cmake --preset demo
 cmake --build --preset demo
 kernel=$(scripts/fetch-debs.sh kernel amd64)
-exec build/host/initbench run --kernel "$kernel" --out build/results.json --log build/console.log "$@"
+rm -f build/results.json
+status=0
+build/host/initbench run --kernel "$kernel" --out build/results.json --log build/console.log "$@" || status=$?
+# The run's page (plots, identity, problems); the script still exits with run's code.
+if [[ -s build/results.json ]]; then
+  build/host/initbench report build/results.json -o build/report.html || true
+fi
+exit "$status"

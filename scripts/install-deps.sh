@@ -22,6 +22,8 @@ demo_packages=(
   # image and boot
   busybox-static cpio qemu-system-x86 dpkg-dev
   python3 libssl-dev libarchive-dev procps
+  # initbench report draws its plots with gnuplot (the demo writes a report)
+  gnuplot-nox
 )
 # What the tests need besides.
 test_packages=(
@@ -32,6 +34,8 @@ test_packages=(
   qemu-system-arm
   # results documents are validated against docs/schema/
   python3-jsonschema
+  # the report test loads the page in a headless browser
+  chromium
   # the minimal test kernels (scripts/build-kernel.sh): Debian's source and its build tools
   linux-source-6.1 make gcc bc bison flex dwarves
   # LAVA's dispatcher runs the generated jobs in the lab tests (lava-run, no server)
