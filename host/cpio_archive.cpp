@@ -77,6 +77,36 @@ std::string slurp(const std::string& path) {
 
 } // namespace
 
+std::optional<std::map<std::string, std::string>> read_cpio_files(
+    const std::string& path, const std::function<bool(const std::string&)>& wanted, size_t limit) {
+    struct Deleter {
+        void operator()(archive* a) const { archive_read_free(a); }
+    };
+    std::unique_ptr<archive, Deleter> a(archive_read_new());
+    archive_read_support_filter_all(a.get());
+    archive_read_support_format_cpio(a.get());
+    if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK)
+        return std::nullopt;
+    std::map<std::string, std::string> out;
+    archive_entry* e = nullptr;
+    while (archive_read_next_header(a.get(), &e) == ARCHIVE_OK) {
+        std::string name = archive_entry_pathname(e);
+        if (!wanted(name))
+            continue;
+        const auto size = static_cast<size_t>(std::max<int64_t>(archive_entry_size(e), 0));
+        std::string text(std::min(size, limit), '\0');
+        // A read may stop at the end of a decompressed block: go on until all is in.
+        for (size_t got = 0; got < text.size();) {
+            const ssize_t n = archive_read_data(a.get(), text.data() + got, text.size() - got);
+            if (n <= 0)
+                return std::nullopt;
+            got += static_cast<size_t>(n);
+        }
+        out[std::move(name)] = std::move(text);
+    }
+    return out;
+}
+
 void write_cpio_gz(std::vector<CpioEntry> entries, const std::string& out) {
     std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
     std::unique_ptr<archive, ArchiveDeleter> a(archive_write_new());
@@ -101,7 +131,7 @@ void write_cpio_gz(std::vector<CpioEntry> entries, const std::string& out) {
             archive_entry_set_mode(ent.get(), S_IFDIR | e.mode);
             break;
         case CpioEntry::Kind::file:
-            data = slurp(e.source);
+            data = e.contents ? *e.contents : slurp(e.source);
             archive_entry_set_mode(ent.get(), S_IFREG | e.mode);
             archive_entry_set_size(ent.get(), static_cast<int64_t>(data.size()));
             break;

@@ -2,6 +2,10 @@
 // path, fixed mtimes and owners, sequential inode numbers, no timestamp in the gzip header.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,12 +18,19 @@ struct CpioEntry {
     unsigned mode = 0;  // permission bits
     std::string source; // file: host path to read; symlink: the target
     unsigned major = 0, minor = 0;
+    std::optional<std::string> contents; // file: written instead of reading `source`
 };
 
 // Parses a manifest: one entry a line, '#' comments:
 //   dir PATH MODE | file PATH MODE SOURCE | slink PATH TARGET | nod PATH MODE c MAJOR MINOR
 // Throws std::runtime_error naming the line on a malformed one.
 std::vector<CpioEntry> parse_manifest(const std::string& text);
+
+// The contents of the entries of a cpio archive (gzip'd, or concatenated ones: an image)
+// whose paths `wanted` accepts, at most `limit` bytes of each; none if it cannot be read.
+std::optional<std::map<std::string, std::string>> read_cpio_files(
+    const std::string& path, const std::function<bool(const std::string&)>& wanted,
+    size_t limit = SIZE_MAX);
 
 // Writes `entries` (sorted here) as a gzip'd newc cpio to `out`. Throws std::runtime_error.
 void write_cpio_gz(std::vector<CpioEntry> entries, const std::string& out);

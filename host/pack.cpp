@@ -1,11 +1,10 @@
 #include "host/pack.h"
 
 #include "common/config.h"
+#include "host/pack_programs.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <archive.h>
-#include <archive_entry.h>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -32,27 +31,15 @@ void append_file(std::ostream& out, const std::string& path) {
 
 // The embedded profiles of an image, by name; none if it cannot be read.
 std::optional<std::map<std::string, std::string>> image_profiles(const std::string& image) {
-    struct Deleter {
-        void operator()(archive* a) const { archive_read_free(a); }
-    };
-    std::unique_ptr<archive, Deleter> a(archive_read_new());
-    archive_read_support_filter_all(a.get());
-    archive_read_support_format_cpio(a.get());
-    if (archive_read_open_filename(a.get(), image.c_str(), 1 << 16) != ARCHIVE_OK)
-        return std::nullopt;
     const std::string dir = "etc/initbench/profiles/";
+    const auto files = read_cpio_files(image, [&](const std::string& path) {
+        return path.starts_with(dir) && path.ends_with(".conf");
+    });
+    if (!files)
+        return std::nullopt;
     std::map<std::string, std::string> out;
-    archive_entry* e = nullptr;
-    while (archive_read_next_header(a.get(), &e) == ARCHIVE_OK) {
-        std::string path = archive_entry_pathname(e);
-        if (!path.starts_with(dir) || !path.ends_with(".conf"))
-            continue;
-        std::string text(static_cast<size_t>(std::max<int64_t>(archive_entry_size(e), 0)), '\0');
-        if (archive_read_data(a.get(), text.data(), text.size()) !=
-            static_cast<ssize_t>(text.size()))
-            return std::nullopt;
-        out[path.substr(dir.size(), path.size() - dir.size() - 5)] = std::move(text);
-    }
+    for (const auto& [path, text] : *files)
+        out[path.substr(dir.size(), path.size() - dir.size() - 5)] = text;
     return out;
 }
 
@@ -73,31 +60,77 @@ CpioEntry file_entry(const std::string& guest, const fs::path& local) {
 }
 
 struct Options {
-    std::string image, out, config;
-    std::vector<std::string> adds;
+    std::string image, out, config, arch, sysroot;
+    std::vector<std::string> adds, data, programs;
 };
+
+std::string kib(uint64_t bytes) {
+    char text[32];
+    if (bytes >= (uint64_t(1) << 20))
+        std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / (1 << 20));
+    else
+        std::snprintf(text, sizeof text, "%.1f KiB", double(bytes) / 1024.0);
+    return text;
+}
+
+// The programs' files, or throws: the image's architecture (or --arch, which must agree).
+ProgramPayload packed_programs(const Options& o, const std::vector<ProgramSpec>& specs) {
+    if (specs.empty())
+        return {};
+    const auto arch_of_image = image_arch(o.image);
+    if (!o.arch.empty() && arch_of_image && o.arch != *arch_of_image)
+        throw std::runtime_error("--arch " + o.arch + ", but " + o.image + " is an " +
+                                 *arch_of_image + " image");
+    const std::string arch = !o.arch.empty() ? o.arch : arch_of_image.value_or("");
+    if (arch.empty())
+        throw std::runtime_error("cannot tell the architecture of " + o.image + " (no ELF /init): give --arch");
+    return program_payload(specs, arch, o.sysroot);
+}
 
 int run_pack(const Options& o) {
     try {
         std::vector<PayloadAdd> adds;
-        for (const auto& text : o.adds) {
-            PayloadAdd add;
-            if (std::string why = parse_payload_add(text, add); !why.empty()) {
-                std::fprintf(stderr, "initbench pack: --add %s: %s\n", text.c_str(), why.c_str());
+        for (const auto& [option, list] : {std::pair{"--add", &o.adds}, std::pair{"--data", &o.data}})
+            for (const auto& text : *list) {
+                PayloadAdd add;
+                if (std::string why = parse_payload_add(text, add); !why.empty()) {
+                    std::fprintf(stderr, "initbench pack: %s %s: %s\n", option, text.c_str(), why.c_str());
+                    return 2;
+                }
+                adds.push_back(std::move(add));
+            }
+        std::vector<ProgramSpec> specs;
+        for (const auto& text : o.programs) {
+            ProgramSpec spec;
+            if (std::string why = parse_program_spec(text, spec); !why.empty()) {
+                std::fprintf(stderr, "initbench pack: --program %s: %s\n", text.c_str(), why.c_str());
                 return 2;
             }
-            adds.push_back(std::move(add));
+            specs.push_back(std::move(spec));
         }
-        if (adds.empty() && o.config.empty()) {
-            std::fprintf(stderr, "initbench pack: nothing to add: give --add or --config\n");
+        if (adds.empty() && specs.empty() && o.config.empty()) {
+            std::fprintf(stderr, "initbench pack: nothing to add: give --add, --program, --data or --config\n");
             return 2;
         }
         std::optional<std::string> config;
         if (!o.config.empty())
             config = o.config;
-        pack_image(o.image, adds, config, o.out);
-        std::printf("%s: %s + %zu payload entries, %.1f KiB\n", o.out.c_str(), o.image.c_str(),
-                    payload_entries(adds, config).size(), double(fs::file_size(o.out)) / 1024.0);
+        const ProgramPayload programs = packed_programs(o, specs);
+        pack_image(o.image, adds, config, o.out, programs.files);
+        for (const auto& p : programs.sizes) {
+            if (p.dynamic)
+                std::printf("%s/%s: %s program + %s in %zu libraries and the loader = %s\n", kPayloadBin,
+                            p.name.c_str(), kib(p.program_bytes).c_str(), kib(p.library_bytes).c_str(),
+                            p.libraries - 1, kib(p.program_bytes + p.library_bytes).c_str());
+            else
+                std::printf("%s/%s: %s static program\n", kPayloadBin, p.name.c_str(),
+                            kib(p.program_bytes).c_str());
+        }
+        if (!specs.empty())
+            std::printf("programs: %s added, each library once\n", kib(programs.total_bytes).c_str());
+        std::printf("%s: %s + %zu payload entries, %s (%s appended)\n", o.out.c_str(), o.image.c_str(),
+                    payload_entries(adds, config, programs.files).size(), kib(fs::file_size(o.out)).c_str(),
+                    kib(fs::file_size(o.out) - fs::file_size(o.image)).c_str());
         return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "initbench pack: %s\n", e.what());
@@ -129,8 +162,9 @@ std::string parse_payload_add(const std::string& text, PayloadAdd& out) {
 }
 
 std::vector<CpioEntry> payload_entries(const std::vector<PayloadAdd>& adds,
-                                       const std::optional<std::string>& experiment_path) {
-    std::vector<CpioEntry> files;
+                                       const std::optional<std::string>& experiment_path,
+                                       const std::vector<CpioEntry>& generated) {
+    std::vector<CpioEntry> files = generated;
     for (const auto& add : adds) {
         if (fs::is_directory(add.local)) {
             for (const auto& item : fs::recursive_directory_iterator(add.local)) {
@@ -139,7 +173,7 @@ std::vector<CpioEntry> payload_entries(const std::vector<PayloadAdd>& adds,
                 if (item.is_regular_file())
                     files.push_back(file_entry(guest, item.path()));
                 else if (item.is_directory())
-                    files.push_back({CpioEntry::Kind::dir, guest.substr(1), 0755, "", 0, 0});
+                    files.push_back({CpioEntry::Kind::dir, guest.substr(1), 0755, "", 0, 0, {}});
             }
         } else if (fs::is_regular_file(add.local)) {
             files.push_back(file_entry(add.guest, add.local));
@@ -163,7 +197,7 @@ std::vector<CpioEntry> payload_entries(const std::vector<PayloadAdd>& adds,
     }
     for (const auto& d : dirs)
         if (!seen.count(d))
-            files.push_back({CpioEntry::Kind::dir, d, 0755, "", 0, 0});
+            files.push_back({CpioEntry::Kind::dir, d, 0755, "", 0, 0, {}});
     return files;
 }
 
@@ -189,7 +223,8 @@ std::vector<std::string> check_experiment(const std::string& text, const std::st
 }
 
 void pack_image(const std::string& base, const std::vector<PayloadAdd>& adds,
-                const std::optional<std::string>& experiment_path, const std::string& out) {
+                const std::optional<std::string>& experiment_path, const std::string& out,
+                const std::vector<CpioEntry>& generated) {
     if (fs::exists(out) && fs::equivalent(base, out))
         throw std::runtime_error("the output must not be the base image");
     if (experiment_path) {
@@ -204,16 +239,24 @@ void pack_image(const std::string& base, const std::vector<PayloadAdd>& adds,
         }
     }
     const std::string payload = out + ".payload.tmp", whole = out + ".tmp";
-    write_cpio_gz(payload_entries(adds, experiment_path), payload);
-    {
-        std::ofstream o(whole, std::ios::binary | std::ios::trunc);
-        append_file(o, base);
-        append_file(o, payload);
-        if (!o.flush())
-            throw std::runtime_error("cannot write " + whole);
+    try {
+        write_cpio_gz(payload_entries(adds, experiment_path, generated), payload);
+        {
+            std::ofstream o(whole, std::ios::binary | std::ios::trunc);
+            append_file(o, base);
+            append_file(o, payload);
+            if (!o.flush())
+                throw std::runtime_error("cannot write " + whole);
+        }
+        fs::remove(payload);
+        fs::rename(whole, out);
+    } catch (...) {
+        // A failed pack writes nothing: no half-written image is mistaken for a good one.
+        std::error_code ec;
+        fs::remove(payload, ec);
+        fs::remove(whole, ec);
+        throw;
     }
-    fs::remove(payload);
-    fs::rename(whole, out);
 }
 
 void add_pack_command(CLI::App& app) {
@@ -223,6 +266,17 @@ void add_pack_command(CLI::App& app) {
         "Append files and an experiment file to an image (a second cpio; the base is kept)");
     cmd->add_option("--image", o->image, "Base image")->required()->check(CLI::ExistingFile);
     cmd->add_option("--add", o->adds, "LOCAL:/payload/PATH, a file or a directory (repeatable)");
+    cmd->add_option("--program", o->programs,
+                    "PATH[:NAME]: a program with its shared libraries and loader, run in the guest "
+                    "as /payload/bin/NAME (repeatable)");
+    cmd->add_option("--data", o->data,
+                    "LOCAL:/payload/PATH: a file or directory a program reads (as --add; repeatable)");
+    cmd->add_option("--arch", o->arch, "The guest's architecture for --program (default: the image's)")
+        ->check(CLI::IsMember({"x86_64", "aarch64"}));
+    cmd->add_option("--sysroot", o->sysroot,
+                    "Look the libraries and loader of --program up under this directory "
+                    "(another architecture's root)")
+        ->check(CLI::ExistingDirectory);
     cmd->add_option(
            "--config", o->config,
            "Experiment file (profile lines), applied over the profile and under the kernel "

@@ -82,7 +82,7 @@ TEST(Pack, ExperimentFileIsCheckedLikeAProfile) {
 TEST(Pack, AppendsAGzipMemberAndKeepsTheBaseBytes) {
     TempDir t;
     const auto base = t.path / "base.cpio.gz";
-    write_cpio_gz({{CpioEntry::Kind::dir, "payload", 0755, "", 0, 0}}, base.string());
+    write_cpio_gz({{CpioEntry::Kind::dir, "payload", 0755, "", 0, 0, {}}}, base.string());
     const auto ko = t.file("m.ko", "module bytes");
     const auto out = t.path / "out.cpio.gz";
     pack_image(base.string(), {{ko.string(), "/payload/m.ko"}}, std::nullopt, out.string());
