@@ -5,6 +5,7 @@
 #include "bpf/kernel_symbols.h"
 #include "bpf/libbpf_log.h"
 #include "bpf/log2.h"
+#include "bpf/setup_times.h"
 #include "funclat.skel.h"
 #include "funclat_switch.skel.h"
 
@@ -12,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace initbench {
@@ -100,7 +102,9 @@ private:
 
     bool try_load(Mechanism m, std::string& reason) {
         LibbpfLogCapture log;
+        std::optional<SetupStep> step(std::in_place, "open");
         Skel skel(funclat_bpf__open());
+        step.reset();
         if (!skel) {
             reason = "open: " + log.last_or(std::strerror(errno));
             return false;
@@ -115,14 +119,19 @@ private:
         const std::vector<FunctionHook> hooks = {
             {skel->progs.fentry_entry, skel->progs.kprobe_entry, &skel->links.kprobe_entry, fn_, false},
             {skel->progs.fexit_exit, skel->progs.kretprobe_exit, &skel->links.kretprobe_exit, fn_, true}};
+        step.emplace("target");
         select_hooks(hooks, m);
-        if (int err = funclat_bpf__load(skel.get()); err) {
+        step.emplace("load");
+        int err = funclat_bpf__load(skel.get());
+        step.reset();
+        if (err) {
             reason = "load: " + log.last_or(std::strerror(-err));
             return false;
         }
         SwitchSkel switch_skel;
         if (btf_switch_ && !load_btf_switch(skel.get(), switch_skel, reason))
             return false;
+        SetupStep attach_step("attach");
         if (fentry) {
             if (int err = funclat_bpf__attach(skel.get()); err) {
                 reason = "attach: " + log.last_or(std::strerror(-err)) + " (errno " + std::to_string(-err) + ")";
@@ -150,6 +159,7 @@ private:
     // The BTF-typed sched_switch program, in its own object, sharing the calls map.
     bool load_btf_switch(funclat_bpf* main, SwitchSkel& out, std::string& reason) {
         LibbpfLogCapture log;
+        SetupStep step("switch");
         SwitchSkel skel(funclat_switch_bpf__open());
         if (!skel) {
             reason = "open sched_switch: " + log.last_or(std::strerror(errno));

@@ -1,11 +1,11 @@
 #include "bpf/kernel_symbols.h"
 
+#include "bpf/setup_times.h"
+#include "bpf/vmlinux_btf.h"
 #include "common/text.h"
 #include "init/sys.h"
 
 #include <bpf/btf.h>
-#include <bpf/libbpf.h>
-#include <cstring>
 #include <linux/btf.h>
 #include <string_view>
 
@@ -13,6 +13,7 @@ namespace initbench {
 
 // "ffffffff81000000 T name\t[module]": a text symbol of that name.
 bool function_in_kallsyms(const std::string& name) {
+    SetupStep step("kallsyms");
     auto text = read_file("/proc/kallsyms", 64 << 20);
     if (!text)
         return false;
@@ -25,14 +26,11 @@ bool function_in_kallsyms(const std::string& name) {
 }
 
 bool function_in_btf(const std::string& name, std::string& error) {
-    struct btf* btf = btf__load_vmlinux_btf();
-    if (long err = libbpf_get_error(btf); err) {
-        error = std::string("no kernel BTF: ") + std::strerror(static_cast<int>(-err));
+    const struct btf* btf = vmlinux_btf(error);
+    if (!btf)
         return false;
-    }
-    bool found = btf__find_by_name_kind(btf, name.c_str(), BTF_KIND_FUNC) > 0;
-    btf__free(btf);
-    return found;
+    SetupStep step("check");
+    return btf__find_by_name_kind(btf, name.c_str(), BTF_KIND_FUNC) > 0;
 }
 
 } // namespace initbench

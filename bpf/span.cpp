@@ -3,12 +3,14 @@
 #include "bpf/attach.h"
 #include "bpf/libbpf_log.h"
 #include "bpf/log2.h"
+#include "bpf/setup_times.h"
 #include "bpf/span.h"
 #include "span.skel.h"
 
 #include <bpf/libbpf.h>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 namespace initbench {
 namespace {
@@ -87,7 +89,9 @@ public:
 private:
     bool load(Mechanism m, std::string& why) {
         LibbpfLogCapture log;
+        std::optional<SetupStep> step(std::in_place, "open");
         std::unique_ptr<span_bpf, SkelDeleter> skel(span_bpf__open());
+        step.reset();
         if (!skel) {
             why = "open: " + log.last_or(std::strerror(errno));
             return false;
@@ -95,11 +99,14 @@ private:
         const std::vector<FunctionHook> hooks = {
             {skel->progs.fentry_from, skel->progs.kprobe_from, &skel->links.kprobe_from, from_, false},
             {skel->progs.fentry_to, skel->progs.kprobe_to, &skel->links.kprobe_to, to_, false}};
+        step.emplace("target");
         select_hooks(hooks, m);
+        step.emplace("load");
         if (int err = span_bpf__load(skel.get()); err) {
             why = "load: " + log.last_or(std::strerror(-err));
             return false;
         }
+        step.emplace("attach");
         if (m == Mechanism::fentry) {
             if (int err = span_bpf__attach(skel.get()); err) {
                 why = "attach: " + log.last_or(std::strerror(-err)) + " (errno " + std::to_string(-err) + ")";

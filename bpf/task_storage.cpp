@@ -1,11 +1,13 @@
 #include "bpf/task_storage_probe.h"
 
 #include "bpf/libbpf_log.h"
+#include "bpf/setup_times.h"
 #include "bpf/task_storage.h"
 #include "task_storage.skel.h"
 
 #include <bpf/libbpf.h>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace initbench {
@@ -20,16 +22,19 @@ public:
     TaskStorageChurn() {
         ncpus_ = static_cast<size_t>(std::max(1, libbpf_num_possible_cpus()));
         LibbpfLogCapture log;
+        std::optional<SetupStep> step(std::in_place, "open");
         std::unique_ptr<task_storage_bpf, SkelDeleter> skel(task_storage_bpf__open());
         if (!skel) {
             reason_ = "open: " + log.last_or(std::strerror(errno));
             return;
         }
         // Task storage and BTF-typed tracepoints: 5.11+ with BTF.
+        step.emplace("load");
         if (int err = task_storage_bpf__load(skel.get()); err) {
             reason_ = "load: " + log.last_or(std::strerror(-err));
             return;
         }
+        step.emplace("attach");
         if (int err = task_storage_bpf__attach(skel.get()); err) {
             reason_ = "attach: " + log.last_or(std::strerror(-err));
             return;

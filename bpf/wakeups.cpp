@@ -2,6 +2,7 @@
 
 #include "bpf/kernel_symbols.h"
 #include "bpf/libbpf_log.h"
+#include "bpf/setup_times.h"
 #include "bpf/wakeups.h"
 #include "wakeups.skel.h"
 #include "wakeups_btf.skel.h"
@@ -9,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <cstring>
+#include <optional>
 #include <unistd.h>
 #include <vector>
 
@@ -29,15 +31,18 @@ template <typename Skel>
 bool load_sets(Skel* (*open)(), int (*load)(Skel*), int (*attach)(Skel*), void (*destroy)(Skel*),
                LoadedSets& out, std::string& why) {
     LibbpfLogCapture log;
+    std::optional<SetupStep> step(std::in_place, "open");
     std::shared_ptr<Skel> skel(open(), [destroy](Skel* s) { destroy(s); });
     if (!skel.get()) {
         why = "open: " + log.last_or(std::strerror(errno));
         return false;
     }
+    step.emplace("load");
     if (int err = load(skel.get()); err) {
         why = "load: " + log.last_or(std::strerror(-err));
         return false;
     }
+    step.emplace("attach");
     if (int err = attach(skel.get()); err) {
         why = "attach: " + log.last_or(std::strerror(-err));
         return false;

@@ -11,9 +11,12 @@
 #include "init/settings.h"
 #include "init/watchdog.h"
 
+#include <cmath>
 #include <csignal>
 #include <sys/klog.h>
 #include <unistd.h>
+#include <utility>
+#include <vector>
 
 #ifndef INITBENCH_VERSION
 #define INITBENCH_VERSION "unknown"
@@ -29,6 +32,9 @@ struct Run {
     EndAction end = EndAction::poweroff;
     std::string status = "ok";
     ExperimentTimes times;
+    // Monotonic seconds when each start-up step ended, for overhead.startup.
+    std::vector<std::pair<const char*, double>> marks;
+    void mark(const char* step) { marks.emplace_back(step, monotonic_seconds()); }
 };
 
 void emit_header(Run& run, const nlohmann::json& config_json) {
@@ -47,6 +53,23 @@ void finish(Run& run) {
     if (run.times.first_phase_start > 0) {
         overhead["init_to_first_phase_s"] = run.times.first_phase_start - run.start_mono;
         overhead["probe_setup_s"] = run.times.probe_setup_s;
+        if (!run.times.probe_setup.is_null())
+            overhead["probe_setup"] = run.times.probe_setup;
+        // init_to_first_phase_s step by step: each mark's time since the one before.
+        nlohmann::json startup = nlohmann::json::object();
+        double last = run.start_mono;
+        auto step = [&](const std::string& name, double t) {
+            if (t > 0) {
+                startup[name + "_s"] = std::round((t - last) * 1e6) / 1e6;
+                last = t;
+            }
+        };
+        for (const auto& [name, t] : run.marks)
+            step(name, t);
+        step("plan", run.times.probes_start);
+        step("probes", run.times.probes_start + run.times.probe_setup_s);
+        step("to_first_phase", run.times.first_phase_start);
+        overhead["startup"] = startup;
     }
     run.console.end({{"status", run.status}, {"overhead", overhead},
                      {"console_bytes", run.console.bytes_written()}});
@@ -54,8 +77,10 @@ void finish(Run& run) {
 
 void run_init(Run& run) {
     BringupReport bringup = bring_up();
+    run.mark("bring_up");
     run.console.open_all();
     install_libbpf_logger();
+    run.mark("console");
 
     std::string cmdline = read_file("/proc/cmdline").value_or("");
     ConfigResult cfg = load_settings(cmdline);
@@ -65,7 +90,9 @@ void run_init(Run& run) {
     // first record (a refused value keeps the default level); the interesting kernel
     // messages are read from /dev/kmsg and reported as records.
     ::klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, nullptr, static_cast<int>(cfg.config.uint("loglevel")));
+    run.mark("settings");
     emit_header(run, cfg.config.to_json());
+    run.mark("header");
 
     for (const auto& f : bringup.failures) {
         if (f.essential)
@@ -97,6 +124,7 @@ void run_init(Run& run) {
     KmsgWatcher kmsg;
     if (!kmsg.active())
         run.console.warning("kmsg", "cannot read /dev/kmsg: kernel warnings will not be reported");
+    run.mark("watchdog_kmsg");
     if (!run_experiment(cfg.config, run.console, kmsg, run.times))
         run.status = "error";
 }

@@ -115,6 +115,26 @@ class DefaultProfile(unittest.TestCase):
         self.assertGreater(o["probe_setup_s"], 0)
         self.assertLess(o["probe_setup_s"], o["init_to_first_phase_s"])
         self.assertGreater(o["run_s"], o["init_to_first_phase_s"] + 2)
+        # The split of the set-up (bpf/setup_times.h): funclat's steps happened, each probe's
+        # steps fit in its total, and the probes' totals in probe_setup_s.
+        ps = o["probe_setup"]
+        funclat = [p for p in ps["probes"] if p["probe"] == "funclat kernel_clone"]
+        self.assertEqual(len(funclat), 1, ps)
+        for step in ("btf_s", "check_s", "open_s", "target_s", "load_s", "attach_s"):
+            self.assertGreater(funclat[0][step], 0, step)
+            self.assertAlmostEqual(ps[step], sum(p.get(step, 0) for p in ps["probes"]), places=5)
+        for p in ps["probes"]:
+            steps = sum(v for k, v in p.items() if k.endswith("_s") and k not in ("total_s", "other_s"))
+            self.assertLessEqual(steps, p["total_s"] + 1e-5, p)
+            self.assertAlmostEqual(steps + p["other_s"], p["total_s"], places=5)
+        self.assertLessEqual(sum(p["total_s"] for p in ps["probes"]), o["probe_setup_s"] + 1e-5)
+        # The start-up's steps, in order, add up to init_to_first_phase_s.
+        st = o["startup"]
+        self.assertEqual(set(st), {f"{s}_s" for s in ("bring_up", "console", "settings", "header", "watchdog_kmsg",
+                                                       "plan", "probes", "to_first_phase")})
+        self.assertTrue(all(v >= 0 for v in st.values()), st)
+        self.assertAlmostEqual(sum(st.values()), o["init_to_first_phase_s"], places=4)
+        self.assertAlmostEqual(st["probes_s"], o["probe_setup_s"], places=5)
 
     def test_parse_agrees_with_run(self):
         code, doc = bootlib.parse(Path(self.tmp.name) / "console.log")
