@@ -9,9 +9,9 @@ compares their counts of the same calls.
   scripts/bench-probes.py [--kernel VMLINUZ] [--clock icount|wall] [--duration S]
                           [--cli BUILD/host/initbench] [--image BASE.cpio.gz] [--no-bpftrace]
 
-bpftrace is Debian's (apt-get install bpftrace): the binary, its libraries and the dynamic
-loader are packed under /payload/bpftrace (scripts/guest_kit.py) and started as
-initbench.background before the phase. The phase waits until bpftrace has attached
+bpftrace is Debian's (apt-get install bpftrace): `initbench pack --program` packs the binary,
+its libraries and the dynamic loader, and run.sh (under /payload/bpftrace, with the programs)
+starts it as initbench.background before the phase. The phase waits until bpftrace has attached
 (background.ready: BEGIN's printf is read only after every probe is attached), and
 background.window_signal=USR1 marks the window's start and end in bpftrace's output and makes
 it print its maps there: the window's count is the difference. Under TCG bpftrace needs a
@@ -27,20 +27,19 @@ import sys
 import tempfile
 from pathlib import Path
 
-from guest_kit import dynamic_kit
-
 ROOT = Path(__file__).resolve().parents[1]
 # getppid() reaches __task_pid_nr_ns once per call; the __x64_sys_ wrappers are not in BTF.
 FUNCTION = "__task_pid_nr_ns"
 GUEST_DIR = "/payload/bpftrace"
 READY = "initbench-bpftrace-attached"
-# Runs bpftrace through its own loader, put where the binary looks for it, so that
-# /proc/self/exe is bpftrace itself (its BEGIN probe may be a uprobe on it).
-RUN_SH = f"""#!/bin/sh
+# Runs the packed bpftrace (pack --program: /payload/libexec, /payload/lib) through its packed
+# loader, linked where the binary looks for it, rather than through the /payload/bin wrapper,
+# so that /proc/self/exe is bpftrace itself (its BEGIN probe may be a uprobe on it).
+RUN_SH = """#!/bin/sh
 mkdir -p /lib64
-ln -sf {GUEST_DIR}/ld.so /lib64/ld-linux-x86-64.so.2
-export LD_LIBRARY_PATH={GUEST_DIR}/lib
-exec {GUEST_DIR}/bpftrace "$@"
+ln -sf /payload/lib/ld-linux-x86-64.so.2 /lib64/ld-linux-x86-64.so.2
+export LD_LIBRARY_PATH=/payload/lib
+exec /payload/libexec/bpftrace "$@"
 """
 # funclat's equivalent: each call's duration (entry to return, per thread) in a log2
 # histogram, and the number of calls.
@@ -72,12 +71,9 @@ def boot(cli, kernel, clock, duration, extra, run_args=()):
 
 
 def bpftrace_kit(tmp: Path) -> Path:
-    """bpftrace, its libraries, the loader, run.sh and one program per mode, in tmp/bpftrace."""
-    binary = shutil.which("bpftrace")
-    if not binary:
-        sys.exit("bench-probes: no bpftrace on this host: apt-get install bpftrace (or --no-bpftrace)")
+    """run.sh and one program per mode, in tmp/bpftrace (bpftrace itself is packed by --program)."""
     kit = tmp / "bpftrace"
-    dynamic_kit(binary, kit)
+    kit.mkdir()
     (kit / "run.sh").write_text(RUN_SH)
     (kit / "run.sh").chmod(0o755)
     for mode, (entry, exit_) in BPFTRACE_MODES.items():
@@ -136,12 +132,16 @@ def main():
         rows.append((f"funclat {probe['mechanism']}", ns, cost_per_event(ns, base_ns, probe["count"], calls),
                      probe["count"], calls, None))
     if not a.no_bpftrace:
+        binary = shutil.which("bpftrace")
+        if not binary:
+            sys.exit("bench-probes: no bpftrace on this host: apt-get install bpftrace (or --no-bpftrace)")
         with tempfile.TemporaryDirectory(prefix="initbench-bench-probes-") as t:
             tmp = Path(t)
             bpftrace_kit(tmp)
             packed = tmp / "bpftrace.cpio.gz"
-            subprocess.run([a.cli, "pack", "--image", image, "--add", f"{tmp / 'bpftrace'}:{GUEST_DIR}",
-                            "-o", str(packed)], check=True, capture_output=True, text=True)
+            subprocess.run([a.cli, "pack", "--image", image, "--program", f"{binary}:bpftrace",
+                            "--data", f"{tmp / 'bpftrace'}:{GUEST_DIR}", "-o", str(packed)],
+                           check=True, capture_output=True, text=True)
             def with_bpftrace(mode, extra=()):
                 return boot(a.cli, kernel, a.clock, a.duration,
                             [f'initbench.background="{GUEST_DIR}/run.sh -f json {GUEST_DIR}/{mode}.bt"',

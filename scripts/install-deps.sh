@@ -40,6 +40,8 @@ test_packages=(
   linux-source-6.1 make gcc bc bison flex dwarves
   # LAVA's dispatcher runs the generated jobs in the lab tests (lava-run, no server)
   lava-dispatcher python3-jinja2
+  # a real Debian program with many shared libraries, packed with pack --program (boot test)
+  stress-ng
 )
 
 case ${1:-all} in

@@ -3,10 +3,10 @@
 
 The same command is counted twice in the same guest (same kernel, same packed image, one
 boot each): by initbench (initbench.cmd, initbench.repeat) and by Debian's `perf stat -r`
-run inside the guest. The guest gets perf from this host's linux-perf package: the perf
-binary, the shared libraries `ldd` lists and the dynamic loader are packed under
-/payload/perf, and perf is started through that loader (`ld.so --library-path ...`), so
-the base image stays static and musl-only.
+run inside the guest. The guest gets perf from this host's linux-perf package: `initbench
+pack --program` packs the perf binary, its shared libraries and the dynamic loader, and
+/payload/bin/perf starts perf through that loader, so the base image stays static and
+musl-only.
 
 Usage: scripts/perf-agreement.py [--build DIR] [--kernel VMLINUZ] [--repeat N] [--cpus N]
                                  [--clock icount|wall]
@@ -21,20 +21,18 @@ import sys
 import tempfile
 from pathlib import Path
 
-from guest_kit import dynamic_kit, loader_command
-
 SOURCE = Path(__file__).resolve().parents[1]
 EVENTS = "page-faults,context-switches,task-clock"
 # A command with real work for both counters: 50 fork+exec+wait of a BusyBox applet.
 COMMAND = "sh -c 'i=0; while [ $i -lt 50 ]; do /bin/true; i=$((i+1)); done'"
 
 
-def perf_kit(dest: Path) -> None:
-    """perf, its libraries and the loader under dest (= /payload/perf in the guest)."""
+def host_perf() -> str:
+    """This host's perf, packed with `initbench pack --program` (/payload/bin/perf)."""
     perf = shutil.which("perf")
     if not perf:
         sys.exit("perf-agreement: no perf on this host: apt-get install linux-perf")
-    dynamic_kit(perf, dest)
+    return perf
 
 
 def boot(initbench, kernel, image, args, tmp, name):
@@ -77,18 +75,17 @@ def main():
                                            check=True, capture_output=True, text=True).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="initbench-perf-agreement-") as t:
         tmp = Path(t)
-        perf_kit(tmp / "perf")
-        loader = loader_command("/payload/perf", "perf")
+        perf = host_perf()
         experiments = {
             "initbench": f"cmd = {COMMAND}\nrepeat = {args.repeat}\nperf = {EVENTS}\n",
             # perf counts the command; initbench runs perf once, with its default counters.
-            "perf": f"cmd = {loader} stat -x, -r {args.repeat} -e {EVENTS} -- {COMMAND}\nrepeat = 1\n",
+            "perf": f"cmd = /payload/bin/perf stat -x, -r {args.repeat} -e {EVENTS} -- {COMMAND}\nrepeat = 1\n",
         }
         results = {}
         for name, text in experiments.items():
             (tmp / f"{name}.conf").write_text(text)
             image = tmp / f"{name}.cpio.gz"
-            subprocess.run([initbench, "pack", "--image", str(base), "--add", f"{tmp / 'perf'}:/payload/perf",
+            subprocess.run([initbench, "pack", "--image", str(base), "--program", f"{perf}:perf",
                             "--config", str(tmp / f"{name}.conf"), "-o", str(image)],
                            check=True, capture_output=True, text=True)
             results[name] = boot(initbench, kernel, image, args, tmp, name)
