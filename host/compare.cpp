@@ -452,6 +452,8 @@ std::string kind_name(ChangeKind k) {
         return "changed";
     case ChangeKind::not_tested:
         return "not-tested";
+    case ChangeKind::unqualified:
+        return "unqualified";
     case ChangeKind::none:
         break;
     }
@@ -599,6 +601,30 @@ SampleUnit choose_unit(const std::vector<Side>& sides, SampleUnit asked) {
     return all_pooled ? SampleUnit::run : SampleUnit::round;
 }
 
+std::string no_verdict_reason(const std::vector<Side>& sides, const std::string& clock) {
+    std::vector<std::string> single;
+    for (const auto& side : sides)
+        if (side.runs.size() < 2)
+            single.push_back(side.label);
+    std::string who;
+    for (size_t i = 0; i < single.size(); i++)
+        who += (i == 0 ? "" : i + 1 == single.size() ? " and " : ", ") + single[i];
+    return who + (single.size() > 1 ? " have" : " has") + " one run only" +
+           (clock == "wall" ? " on the wall clock" : " (clock " + clock + ", not icount)") +
+           ", so the samples are rounds of one boot; they share its host's conditions and "
+           "understate the noise between boots. A verdict needs two or more runs a side "
+           "(--unit round judges the rounds anyway)";
+}
+
+// The figures of a change, without the test that would be misread as a finding.
+Change unqualified_change(double base_mean, double next_mean) {
+    Change c;
+    c.pct = stats::percent_change(base_mean, next_mean);
+    c.kind = ChangeKind::unqualified;
+    c.note = "not judged: one run a side";
+    return c;
+}
+
 } // namespace
 
 Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOptions& options) {
@@ -618,6 +644,9 @@ Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOption
     report.clock_detail = sides[0].runs[0].clock_detail;
 
     report.unit = choose_unit(sides, options.unit);
+    if (options.unit == SampleUnit::auto_ && report.unit == SampleUnit::round &&
+        report.clock != "icount" && sides.size() >= 2)
+        report.no_verdict = no_verdict_reason(sides, report.clock);
 
     std::vector<Extracted> found;
     bool pooled_rounds = false;
@@ -627,7 +656,8 @@ Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOption
         for (const auto& s : found.back().metrics)
             pooled_rounds = pooled_rounds || s.samples.size() > side.runs.size();
     }
-    if (report.unit == SampleUnit::round && pooled_rounds && report.clock != "icount")
+    if (report.unit == SampleUnit::round && pooled_rounds && report.clock != "icount" &&
+        report.no_verdict.empty())
         report.warnings.push_back(
             "the samples are rounds: rounds of one boot share its host's conditions, so on the "
             "wall clock the test understates the noise between boots and flags changes that are "
@@ -669,7 +699,9 @@ Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOption
         }
         for (size_t i = 1; i < row.sides.size(); i++) {
             const auto &a = row.sides[0], &b = row.sides[i];
-            if (a.summary && b.summary)
+            if (a.summary && b.summary && !report.no_verdict.empty())
+                row.changes.push_back(unqualified_change(a.summary->mean, b.summary->mean));
+            else if (a.summary && b.summary)
                 row.changes.push_back(judge_change(a.samples, b.samples, a.summary->mean,
                                                    b.summary->mean, meta->better, options));
             else
@@ -716,7 +748,9 @@ Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOption
                 hc.note = "missing";
             } else if (auto t = stats::compare_histograms(row.counts[0], row.counts[i])) {
                 hc.test = t.value();
-                hc.significant = t.value().p < 1 - options.confidence &&
+                // Events of one boot a side share its conditions as its rounds do.
+                hc.unqualified = !report.no_verdict.empty();
+                hc.significant = !hc.unqualified && t.value().p < 1 - options.confidence &&
                                  t.value().ks_d * 100 >= options.min_effect_pct;
             } else {
                 hc.note = t.error().message();
@@ -744,11 +778,12 @@ std::string value_text(double x) {
     return fmt("%.3g", x);
 }
 
-// mmtests' change column: "(   0.00%)" for the base, "* -9.49%*" when significant.
+// mmtests' change column: "(   0.00%)" for the base, "* -9.49%*" when significant, and
+// "~ -9.49%~" when not judged (no verdict).
 std::string change_text(const Change& c) {
-    if (!c.pct)
-        return c.significant ? "*    n/a*" : "(    n/a)";
-    std::string pct = fmt("%7.2f%%", *c.pct);
+    std::string pct = c.pct ? fmt("%7.2f%%", *c.pct) : "    n/a";
+    if (c.kind == ChangeKind::unqualified)
+        return "~" + pct + "~";
     return c.significant ? "*" + pct + "*" : "(" + pct + ")";
 }
 
@@ -842,6 +877,8 @@ std::string histogram_verdict(const HistChange& c) {
         return "too few events outside one bucket to test";
     std::string s = "chi2 " + fmt("%.2f", t.chi2) + ", df " + std::to_string(t.df) + ", p " +
                     fmt("%.4f", t.p) + ", KS D " + fmt("%.3f", t.ks_d);
+    if (c.unqualified)
+        return s + ": no verdict (one run a side)";
     return s + (c.significant ? ": distributions differ" : ": no significant difference");
 }
 
@@ -979,6 +1016,8 @@ std::string header_text(const Report& report) {
     }
     for (const auto& w : report.warnings)
         out += "warning: " + w + "\n";
+    if (!report.no_verdict.empty())
+        out += "no verdict: " + report.no_verdict + ". Changes are shown as ~...~, not judged.\n";
     return out;
 }
 
@@ -1020,6 +1059,9 @@ std::string render_markdown(const Report& report) {
             << md_escape(s.kernel_release) << " build-id `" << s.build_id.substr(0, 12) << "`\n";
     for (const auto& w : report.warnings)
         out << "- warning: " << md_escape(w) << "\n";
+    if (!report.no_verdict.empty())
+        out << "- **no verdict**: " << md_escape(report.no_verdict)
+            << ". Changes are shown as \\~…\\~, not judged.\n";
     out << "\n| metric | unit | stat |";
     for (size_t i = 0; i < report.sides.size(); i++)
         out << " " << md_escape(report.sides[i].label) << " |" << (i ? " change |" : "");
@@ -1036,7 +1078,11 @@ std::string render_markdown(const Report& report) {
             if (i) {
                 const Change& c = m.changes[i - 1];
                 std::string pct = c.pct ? fmt("%+.2f%%", *c.pct) : "n/a";
-                out << " " << (c.significant ? "**" + pct + "**" : pct) << " |";
+                if (c.kind == ChangeKind::unqualified) // escaped: ~x~ is strikethrough in GFM
+                    pct = "\\~" + pct + "\\~";
+                else if (c.significant)
+                    pct = "**" + pct + "**";
+                out << " " << pct << " |";
             }
         }
         out << "\n";
@@ -1103,7 +1149,9 @@ std::string render_csv(const Report& report) {
                                           csv_number(s ? std::optional(s->max) : std::nullopt),
                                           csv_number(c ? c->pct : 0.0),
                                           csv_number(c ? c->p : std::nullopt),
-                                          c && c->significant ? "1" : "0",
+                                          !c || c->kind != ChangeKind::unqualified
+                                              ? (c && c->significant ? "1" : "0")
+                                              : "", // no verdict: neither
                                           c ? kind_name(c->kind) : "base"};
             for (size_t k = 0; k < f.size(); k++)
                 out += (k ? "," : "") + csv_field(f[k]);
@@ -1140,9 +1188,10 @@ nlohmann::json report_json(const Report& report) {
                 j["error"] = st.error;
             if (i) {
                 const Change& c = m.changes[i - 1];
+                const bool judged = c.kind != ChangeKind::unqualified;
                 j["change"] = {{"pct", opt(c.pct)},
                                {"p", opt(c.p)},
-                               {"significant", c.significant},
+                               {"significant", judged ? json(c.significant) : json()},
                                {"verdict", kind_name(c.kind)},
                                {"note", c.note}};
             }
@@ -1160,7 +1209,8 @@ nlohmann::json report_json(const Report& report) {
     for (const auto& h : report.histograms) {
         json changes = json::array();
         for (const auto& c : h.changes) {
-            json j = {{"significant", c.significant}, {"note", c.note}};
+            json j = {{"significant", c.unqualified ? json() : json(c.significant)},
+                      {"note", c.note}};
             if (c.test)
                 j.update({{"chi2", c.test->chi2},
                           {"df", c.test->df},
@@ -1182,6 +1232,8 @@ nlohmann::json report_json(const Report& report) {
             {"clock", report.clock},
             {"unit", report.unit == SampleUnit::run ? "run" : "round"},
             {"clock_detail", report.clock_detail},
+            {"verdicts", report.no_verdict.empty()},
+            {"no_verdict", report.no_verdict.empty() ? json() : json(report.no_verdict)},
             {"sides", std::move(sides)},
             {"warnings", report.warnings},
             {"metrics", std::move(metrics)},
@@ -1246,15 +1298,22 @@ RuleOutcome apply_fail_rules(const Report& report, const std::vector<FailRule>& 
             matched = true;
             for (size_t i = 0; i < m.changes.size(); i++) {
                 const Change& c = m.changes[i];
-                if (!c.significant || !c.pct)
+                // An unjudged change still fails CI on its size, and says so.
+                const bool unqualified = c.kind == ChangeKind::unqualified;
+                if (!(c.significant || unqualified) || !c.pct)
                     continue;
                 bool fires = rule.sign > 0   ? *c.pct >= rule.pct
                              : rule.sign < 0 ? *c.pct <= -rule.pct
                                              : std::fabs(*c.pct) >= rule.pct;
-                if (fires)
-                    out.fired.push_back(rule.text + ": " + m.id + " " + fmt("%+.2f%%", *c.pct) +
-                                        " (" + report.sides[i + 1].label + " vs " +
-                                        report.sides[0].label + ")");
+                if (!fires)
+                    continue;
+                out.fired.push_back(rule.text + ": " + m.id + " " + fmt("%+.2f%%", *c.pct) + " (" +
+                                    report.sides[i + 1].label + " vs " + report.sides[0].label +
+                                    ")" +
+                                    (unqualified ? " on the effect size alone, unqualified by "
+                                                   "significance"
+                                                 : ""));
+                out.unqualified = out.unqualified || unqualified;
             }
         }
         if (!matched)
@@ -1270,11 +1329,13 @@ namespace {
 constexpr const char* kCompareHelp = R"(Each SIDE is a results file, several joined by commas, or a directory of *.json
 files; the files of a side are pooled. The first SIDE is the base; every other one is
 compared with it. A sample is one run (the mean of its rounds) when every side has two runs
-or more, else one round (--unit). Details: docs/compare.md.
+or more, else one round (--unit). Rounds of one boot a side are judged only under --clock
+icount: on other clocks the changes are shown as ~...~ with no verdict, and --fail-on
+fires on the change alone. Details: docs/compare.md.
 
 Exit codes:
   0  compared; no --fail-on rule fired
-  1  a --fail-on rule fired
+  1  a --fail-on rule fired (on the change alone where there is no verdict)
   2  bad command line, or a --fail-on rule that matches no metric
   3  refused: unreadable or incomplete results, mixed clocks, different experiments)";
 
@@ -1395,6 +1456,11 @@ int run_compare(const CompareCli& cli) {
         std::fprintf(stderr, "initbench compare: --fail-on %s matches no metric\n", rule.c_str());
     for (const auto& line : outcome.fired)
         std::fprintf(stderr, "FAIL %s\n", line.c_str());
+    if (outcome.unqualified)
+        std::fprintf(stderr,
+                     "initbench compare: note: the failure is on the effect size alone, "
+                     "unqualified by significance: %s\n",
+                     report.value().no_verdict.c_str());
     if (!outcome.unmatched.empty())
         return kCompareUsage;
     return outcome.fired.empty() ? kCompareOk : kCompareFailed;
@@ -1418,8 +1484,9 @@ void add_compare_command(CLI::App& app) {
         ->check(CLI::IsMember({"welch", "lkp", "threshold"}))
         ->capture_default_str();
     cmd->add_option("--unit", cli->unit,
-                    "What one sample is: round, run (a file: the mean of its rounds), or auto "
-                    "(runs when every side has two or more)")
+                    "What one sample is: round (judged on any clock), run (a file: the mean of "
+                    "its rounds), or auto (runs when every side has two or more; else rounds, "
+                    "judged only under --clock icount)")
         ->check(CLI::IsMember({"auto", "round", "run"}))
         ->capture_default_str();
     cmd->add_option("--confidence", cli->confidence, "Confidence level of the tests")
@@ -1430,8 +1497,9 @@ void add_compare_command(CLI::App& app) {
         ->check(CLI::Range(0.0, 1000.0))
         ->capture_default_str();
     cmd->add_option("--fail-on", cli->fail_on,
-                    "METRIC:+N% / METRIC:-N% / METRIC:N%: exit 1 on such a significant change "
-                    "(METRIC: a glob on the metric's id or name)")
+                    "METRIC:+N% / METRIC:-N% / METRIC:N%: exit 1 on such a significant change, or "
+                    "on such a change alone where there is no verdict (METRIC: a glob on the "
+                    "metric's id or name)")
         ->allow_extra_args(false); // one value per use: `--metric X a.json b.json` keeps the sides
     cmd->add_option("--labels", cli->labels, "Names of the sides, comma-separated")
         ->delimiter(',')

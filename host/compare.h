@@ -46,7 +46,8 @@ struct Side {
 
 enum class Method { welch, lkp, threshold };
 // What one sample is: a round, or a run (a results file: the mean of its rounds). Rounds of
-// one boot share its host's conditions, so only runs show the noise between boots.
+// one boot share its host's conditions, so only runs show the noise between boots. auto:
+// runs when every side has two or more; else rounds, judged only under --clock icount.
 enum class SampleUnit { auto_, round, run };
 enum class Better { unknown, higher, lower };
 
@@ -55,7 +56,7 @@ struct CompareOptions {
     double confidence = 0.95;
     double min_effect_pct = 5;           // changes smaller than this are never significant
     bool force = false;                  // compare different experiments (never different clocks)
-    SampleUnit unit = SampleUnit::auto_; // auto: runs when every side has two or more, else rounds
+    SampleUnit unit = SampleUnit::auto_; // see SampleUnit; round forces verdicts on rounds
 };
 
 // A metric's samples on one side, as found in the records.
@@ -96,14 +97,15 @@ struct SideStats {
     std::string error; // why there is no summary (missing on this side, NaN, ...)
 };
 
-enum class ChangeKind { none, better, worse, changed, not_tested };
+// unqualified: the change is shown but not judged (Report::no_verdict says why).
+enum class ChangeKind { none, better, worse, changed, not_tested, unqualified };
 
 struct Change {
     std::optional<double> pct;
-    std::optional<double> p; // Welch's p when it could be computed
+    std::optional<double> p; // Welch's p when it could be computed (none when unqualified)
     bool significant = false;
     ChangeKind kind = ChangeKind::none;
-    std::string note; // why untested
+    std::string note; // why untested or unqualified
 };
 
 struct MetricRow {
@@ -117,6 +119,7 @@ struct MetricRow {
 struct HistChange {
     std::optional<stats::Homogeneity> test;
     bool significant = false;
+    bool unqualified = false; // tested, but no verdict (Report::no_verdict)
     std::string note;
 };
 
@@ -137,6 +140,9 @@ struct Report {
     CompareOptions options;
     std::string clock, clock_detail;
     SampleUnit unit = SampleUnit::round; // as decided for this comparison
+    // Why no change is judged, "" when changes are. Set under --unit auto when the samples
+    // are rounds of one wall-clock boot a side: they understate the noise between boots.
+    std::string no_verdict;
     std::vector<SideInfo> sides;
     std::vector<std::string> warnings;
     std::vector<MetricRow> metrics;
@@ -160,7 +166,8 @@ std::string render(const Report& report, const RenderOptions& options);
 nlohmann::json report_json(const Report& report);
 
 // `--fail-on METRIC:+5%`: fail when a metric whose id or name matches the glob METRIC rose
-// (+), fell (-) or moved either way (no sign) by at least that much, significantly.
+// (+), fell (-) or moved either way (no sign) by at least that much, significantly. Where the
+// report gives no verdicts, the rule fires on the change alone (the effect size).
 struct FailRule {
     std::string text, pattern;
     double pct = 0;
@@ -172,6 +179,7 @@ bool metric_matches(const std::string& pattern, const std::string& id, const std
 struct RuleOutcome {
     std::vector<std::string> fired;     // one line per (rule, metric, side)
     std::vector<std::string> unmatched; // rules that matched no metric
+    bool unqualified = false;           // a rule fired on an unjudged change (effect size alone)
 };
 RuleOutcome apply_fail_rules(const Report& report, const std::vector<FailRule>& rules);
 

@@ -7,7 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <regex>
+#include <unistd.h>
 
 namespace initbench {
 namespace {
@@ -140,6 +143,13 @@ Report compare_two(const Spec& a, const Spec& b, CompareOptions o = {}) {
         compare_sides({Side{"base", {run_of(a, "a.json")}}, Side{"new", {run_of(b, "b.json")}}}, o);
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message());
     return r.ok() ? r.value() : Report{};
+}
+
+// One wall-clock run a side with its rounds judged as samples (--unit round): the tests of
+// the methods themselves. By default (--unit auto) such a comparison gives no verdicts.
+Report compare_rounds(const Spec& a, const Spec& b, CompareOptions o = {}) {
+    o.unit = SampleUnit::round;
+    return compare_two(a, b, o);
 }
 
 // ---- reading ---------------------------------------------------------------------------
@@ -276,7 +286,7 @@ TEST(Extract, UnsupportedProbeAndUnmeasuredMetricGiveNoSamples) {
 
 TEST(Compare, SameKernelFiveRoundsIsNotFlagged) {
     // Two runs of one kernel differing by 1.5 %: well inside the default minimum effect.
-    Report r = compare_two(with_rates(scaled(200), "a"), with_rates(scaled(197), "b"));
+    Report r = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(197), "b"));
     const MetricRow* m = row(r, "fork/ops_per_s");
     ASSERT_TRUE(m);
     ASSERT_EQ(m->changes.size(), 1u);
@@ -288,7 +298,7 @@ TEST(Compare, SameKernelFiveRoundsIsNotFlagged) {
 }
 
 TEST(Compare, ThirtyPercentSlowdownIsFlaggedWorse) {
-    Report r = compare_two(with_rates(scaled(200), "a"), with_rates(scaled(140), "b", "bb"));
+    Report r = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(140), "b", "bb"));
     const MetricRow* m = row(r, "fork/ops_per_s");
     ASSERT_TRUE(m && m->sides[0].summary && m->sides[1].summary);
     EXPECT_NEAR(*m->changes[0].pct, -30, 0.5);
@@ -299,18 +309,18 @@ TEST(Compare, ThirtyPercentSlowdownIsFlaggedWorse) {
 }
 
 TEST(Compare, DirectionComesFromTheMetric) {
-    Report r = compare_two(with_rates(scaled(140), "a"), with_rates(scaled(200), "b"));
+    Report r = compare_rounds(with_rates(scaled(140), "a"), with_rates(scaled(200), "b"));
     EXPECT_EQ(row(r, "fork/ops_per_s")->changes[0].kind, ChangeKind::better);
     Spec slow = with_rates(scaled(200), "c");
     slow.latency_ns *= 2;
-    Report lat = compare_two(with_rates(scaled(200), "a"), slow);
+    Report lat = compare_rounds(with_rates(scaled(200), "a"), slow);
     // funclat's avg says nothing about which way is better: "changed".
     EXPECT_EQ(row(lat, "fork/funclat:kernel_clone/avg")->changes[0].kind, ChangeKind::changed);
 }
 
 TEST(Compare, BigButNoisyChangeIsNotSignificant) {
     V noisy_a{100, 160, 90, 150, 100}, noisy_b{80, 150, 70, 140, 90};
-    Report r = compare_two(with_rates(noisy_a, "a"), with_rates(noisy_b, "b"));
+    Report r = compare_rounds(with_rates(noisy_a, "a"), with_rates(noisy_b, "b"));
     const Change& c = row(r, "fork/ops_per_s")->changes[0];
     EXPECT_LT(*c.pct, -5);
     EXPECT_GT(*c.p, 0.05);
@@ -319,12 +329,12 @@ TEST(Compare, BigButNoisyChangeIsNotSignificant) {
 
 TEST(Compare, OneSampleASideIsNotTestedExceptByThreshold) {
     Spec a = with_rates({200}, "a"), b = with_rates({150}, "b");
-    Report welch = compare_two(a, b);
+    Report welch = compare_rounds(a, b);
     EXPECT_EQ(row(welch, "fork/ops_per_s")->changes[0].kind, ChangeKind::not_tested);
     EXPECT_FALSE(row(welch, "fork/ops_per_s")->changes[0].significant);
     CompareOptions o;
     o.method = Method::threshold;
-    EXPECT_TRUE(row(compare_two(a, b, o), "fork/ops_per_s")->changes[0].significant);
+    EXPECT_TRUE(row(compare_rounds(a, b, o), "fork/ops_per_s")->changes[0].significant);
 }
 
 TEST(Compare, LkpRuleIsStricter) {
@@ -332,11 +342,11 @@ TEST(Compare, LkpRuleIsStricter) {
     lkp.method = Method::lkp;
     // Means 10 % apart but overlapping ranges: Welch says yes, LKP says no.
     V a{100, 104, 96, 102, 98, 100, 103, 97}, b{90, 99, 81, 95, 85, 90, 93, 87};
-    Report w = compare_two(with_rates(a, "a"), with_rates(b, "b"));
-    Report l = compare_two(with_rates(a, "a"), with_rates(b, "b"), lkp);
+    Report w = compare_rounds(with_rates(a, "a"), with_rates(b, "b"));
+    Report l = compare_rounds(with_rates(a, "a"), with_rates(b, "b"), lkp);
     EXPECT_TRUE(row(w, "fork/ops_per_s")->changes[0].significant);
     EXPECT_FALSE(row(l, "fork/ops_per_s")->changes[0].significant);
-    Report two = compare_two(with_rates({100, 101}, "a"), with_rates({50, 51}, "b"), lkp);
+    Report two = compare_rounds(with_rates({100, 101}, "a"), with_rates({50, 51}, "b"), lkp);
     EXPECT_EQ(row(two, "fork/ops_per_s")->changes[0].kind, ChangeKind::not_tested);
 }
 
@@ -390,12 +400,19 @@ TEST(Compare, RunsAreTheSamplesWhenEverySideHasTwoOrMore) {
 }
 
 TEST(Compare, RoundsOfOneIcountRunNeedNoWarning) {
+    // Wall clock, one run a side: rounds are the samples but give no verdict, said once.
     Report wall = compare_two(with_rates(scaled(200), "a"), with_rates(scaled(199), "b"));
     EXPECT_EQ(wall.unit, SampleUnit::round);
-    EXPECT_TRUE(has_warning(wall, "the samples are rounds"));
+    EXPECT_NE(wall.no_verdict.find("two or more runs a side"), std::string::npos);
+    EXPECT_FALSE(has_warning(wall, "the samples are rounds"));
+    // Judging those rounds anyway (--unit round) is warned about.
+    EXPECT_TRUE(has_warning(compare_rounds(with_rates(scaled(200), "a"),
+                                           with_rates(scaled(199), "b")),
+                            "the samples are rounds"));
     Report icount = compare_two(with_clock(with_rates(scaled(200), "a"), "icount"),
                                 with_clock(with_rates(scaled(199), "b"), "icount"));
     EXPECT_FALSE(has_warning(icount, "the samples are rounds"));
+    EXPECT_TRUE(icount.no_verdict.empty());
 }
 
 TEST(Compare, RefusesMixedClocksEvenWithForce) {
@@ -447,7 +464,7 @@ TEST(Compare, WarnsOnReusedRunIdAndOnTheSameKernelClaimedDifferent) {
 // ---- output ------------------------------------------------------------------------------
 
 TEST(Render, TextLooksLikeMmtests) {
-    Report r = compare_two(with_rates(scaled(12846.32, 5), "a"),
+    Report r = compare_rounds(with_rates(scaled(12846.32, 5), "a"),
                            with_rates(scaled(11627.27, 5), "b", "bb"));
     std::string text = render(r, {Format::text, false});
     EXPECT_TRUE(std::regex_search(
@@ -464,7 +481,7 @@ TEST(Render, TextLooksLikeMmtests) {
 }
 
 TEST(Render, HistogramsSideBySideWithTheirTest) {
-    Report r = compare_two(with_rates(scaled(200), "a"), with_rates(scaled(150), "b"));
+    Report r = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(150), "b"));
     std::string text = render(r, {Format::text, false});
     EXPECT_NE(text.find("fork/funclat:kernel_clone/linear"), std::string::npos);
     EXPECT_NE(text.find("[5,10)"), std::string::npos);
@@ -472,7 +489,7 @@ TEST(Render, HistogramsSideBySideWithTheirTest) {
 }
 
 TEST(Render, JsonCsvMarkdown) {
-    Report r = compare_two(with_rates(scaled(200), "a"), with_rates(scaled(140), "b"));
+    Report r = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(140), "b"));
     json j = json::parse(render(r, {Format::json, false}));
     EXPECT_EQ(j["initbench_compare"], 1);
     EXPECT_EQ(j["metrics"][0]["id"], "fork/ops_per_s");
@@ -507,7 +524,7 @@ TEST(FailOn, ParsesSignedAndUnsignedRules) {
 }
 
 TEST(FailOn, FiresOnlyOnASignificantChangeInItsDirection) {
-    Report r = compare_two(with_rates(scaled(200), "a"), with_rates(scaled(140), "b"));
+    Report r = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(140), "b"));
     auto rule = [](const char* t) { return parse_fail_rule(t).value(); };
     EXPECT_EQ(apply_fail_rules(r, {rule("ops_per_s:-5%")}).fired.size(), 1u);
     EXPECT_EQ(apply_fail_rules(r, {rule("fork/*:10%")}).fired.size(), 1u);
@@ -515,8 +532,176 @@ TEST(FailOn, FiresOnlyOnASignificantChangeInItsDirection) {
     EXPECT_TRUE(apply_fail_rules(r, {rule("ops_per_s:-40%")}).fired.empty());
     auto none = apply_fail_rules(r, {rule("tcp/*:5%")});
     EXPECT_EQ(none.unmatched, (std::vector<std::string>{"tcp/*:5%"}));
-    Report same = compare_two(with_rates(scaled(200), "a"), with_rates(scaled(198), "b"));
+    Report same = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(198), "b"));
     EXPECT_TRUE(apply_fail_rules(same, {rule("ops_per_s:0.5%")}).fired.empty());
+}
+
+// ---- no verdict on rounds of one wall-clock boot a side (issue 13) -------------------------
+
+// One boot a side whose rounds agree closely but 30 % apart: rounds would call it significant.
+Spec slow_spec(const std::string& clock) {
+    Spec s = with_clock(with_rates(scaled(140), "b", "bb"), clock);
+    s.latency_ns *= 1.4;
+    return s;
+}
+
+TEST(NoVerdict, OneWallClockRunASideMarksNothing) {
+    Report r = compare_two(with_rates(scaled(200), "a"), slow_spec("wall"));
+    ASSERT_FALSE(r.no_verdict.empty());
+    for (const auto& m : r.metrics)
+        for (const auto& c : m.changes) {
+            EXPECT_FALSE(c.significant) << m.id;
+            EXPECT_EQ(c.kind, ChangeKind::unqualified) << m.id;
+        }
+    for (const auto& h : r.histograms)
+        for (const auto& c : h.changes)
+            EXPECT_FALSE(c.significant) << h.id;
+    const Change& c = row(r, "fork/ops_per_s")->changes[0];
+    EXPECT_NEAR(*c.pct, -30, 0.5) << "the change is still shown";
+    EXPECT_FALSE(c.p) << "no p-value that would read as a finding";
+
+    std::string text = render(r, {Format::text, true});
+    EXPECT_TRUE(std::regex_search(text, std::regex(R"(Hmean +ops_per_s +200\.\d\d +\( +0\.00%\) +140\.\d\d +~ +-30\.\d\d%~)")))
+        << text;
+    EXPECT_EQ(text.find('*'), std::string::npos) << text;
+    EXPECT_NE(text.find("no verdict: base and new have one run only on the wall clock"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("no verdict:"), text.rfind("no verdict:")) << "said once";
+    EXPECT_NE(text.find(": no verdict (one run a side)"), std::string::npos) << "histograms too";
+    EXPECT_EQ(render(r, {Format::terminal, false}).find("\033[31m"), std::string::npos);
+
+    json j = json::parse(render(r, {Format::json, false}));
+    EXPECT_EQ(j["verdicts"], false);
+    EXPECT_TRUE(j["no_verdict"].is_string());
+    const json& change = j["metrics"][0]["sides"][1]["change"];
+    EXPECT_TRUE(change["significant"].is_null());
+    EXPECT_EQ(change["verdict"], "unqualified");
+    EXPECT_TRUE(j["histograms"][0]["changes"][0]["significant"].is_null());
+    std::string csv = render(r, {Format::csv, false});
+    EXPECT_TRUE(std::regex_search(csv, std::regex(R"(\nfork/ops_per_s,[^\n]*,-30(\.\d+)?,,,unqualified\n)")))
+        << csv;
+    std::string md = render(r, {Format::markdown, false});
+    EXPECT_NE(md.find("**no verdict**"), std::string::npos);
+    EXPECT_NE(md.find("| \\~-30.00%\\~ |"), std::string::npos) << md;
+    EXPECT_EQ(md.find("**-30.00%**"), std::string::npos);
+}
+
+TEST(NoVerdict, IcountRoundsAndUnitRoundAreJudged) {
+    Report icount = compare_two(with_clock(with_rates(scaled(200), "a"), "icount"),
+                                slow_spec("icount"));
+    EXPECT_TRUE(icount.no_verdict.empty());
+    EXPECT_EQ(row(icount, "fork/ops_per_s")->changes[0].kind, ChangeKind::worse);
+    EXPECT_NE(render(icount, {Format::text, false}).find("* -30."), std::string::npos);
+    Report rounds = compare_rounds(with_rates(scaled(200), "a"), slow_spec("wall"));
+    EXPECT_TRUE(rounds.no_verdict.empty());
+    EXPECT_TRUE(row(rounds, "fork/ops_per_s")->changes[0].significant);
+    EXPECT_NE(render(rounds, {Format::text, false}).find("* -30."), std::string::npos);
+    // --unit run with one run a side: one sample each, untested rather than unqualified.
+    CompareOptions run;
+    run.unit = SampleUnit::run;
+    Report runs = compare_two(with_rates(scaled(200), "a"), slow_spec("wall"), run);
+    EXPECT_TRUE(runs.no_verdict.empty());
+    EXPECT_EQ(row(runs, "fork/ops_per_s")->changes[0].kind, ChangeKind::not_tested);
+}
+
+TEST(NoVerdict, BisectStepStillGetsTheRounds) {
+    // bisect-step takes compare's samples and decides by its own interval rule.
+    Report r = compare_two(with_rates(scaled(200), "a"), slow_spec("wall"));
+    const MetricRow* m = row(r, "fork/ops_per_s");
+    ASSERT_EQ(m->sides[1].samples.size(), 5u);
+    EXPECT_EQ(decide_against_baseline(m->sides[0].samples, m->sides[1].samples, -15, 0.95, false)
+                  .exit_code,
+              kBisectBad);
+}
+
+TEST(NoVerdict, FailOnFiresOnTheEffectSizeAloneAndSaysSo) {
+    Report r = compare_two(with_rates(scaled(200), "a"), slow_spec("wall"));
+    auto out = apply_fail_rules(r, {parse_fail_rule("ops_per_s:-5%").value()});
+    ASSERT_EQ(out.fired.size(), 1u);
+    EXPECT_TRUE(out.unqualified);
+    EXPECT_NE(out.fired[0].find("effect size alone"), std::string::npos) << out.fired[0];
+    EXPECT_TRUE(apply_fail_rules(r, {parse_fail_rule("ops_per_s:-40%").value()}).fired.empty());
+    Report judged = compare_rounds(with_rates(scaled(200), "a"), slow_spec("wall"));
+    auto qualified = apply_fail_rules(judged, {parse_fail_rule("ops_per_s:-5%").value()});
+    ASSERT_EQ(qualified.fired.size(), 1u);
+    EXPECT_FALSE(qualified.unqualified);
+    EXPECT_EQ(qualified.fired[0].find("effect size alone"), std::string::npos);
+}
+
+// `initbench compare ARGS` through its CLI: exit code, stdout and stderr.
+struct CliRun {
+    int code = 0;
+    std::string out, err;
+};
+
+class CompareCliTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::string tmpl =
+            (std::filesystem::temp_directory_path() / "ib-compare-test-XXXXXX").string();
+        ASSERT_TRUE(::mkdtemp(tmpl.data()));
+        dir_ = tmpl;
+    }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+
+    std::string write(const std::string& name, const Spec& s) {
+        std::string path = dir_ + "/" + name;
+        std::ofstream(path) << make_doc(s).dump();
+        return path;
+    }
+
+    static CliRun run(std::vector<std::string> args) {
+        CLI::App app;
+        add_compare_command(app);
+        args.insert(args.begin(), {"initbench", "compare", "--format", "text"});
+        std::vector<const char*> argv;
+        for (const auto& a : args)
+            argv.push_back(a.c_str());
+        CliRun r;
+        ::testing::internal::CaptureStdout();
+        ::testing::internal::CaptureStderr();
+        try {
+            app.parse(int(argv.size()), argv.data());
+        } catch (const CLI::RuntimeError& e) {
+            r.code = e.get_exit_code();
+        }
+        r.out = ::testing::internal::GetCapturedStdout();
+        r.err = ::testing::internal::GetCapturedStderr();
+        return r;
+    }
+
+    std::string dir_;
+};
+
+TEST_F(CompareCliTest, OneWallClockRunASideExitsZeroWithoutMarks) {
+    std::string a = write("head.json", with_rates(scaled(200), "a"));
+    std::string b = write("patch.json", slow_spec("wall"));
+    CliRun r = run({a, b});
+    EXPECT_EQ(r.code, kCompareOk) << r.err;
+    EXPECT_NE(r.out.find("~ -30."), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('*'), std::string::npos) << r.out;
+    CliRun fail = run({a, b, "--fail-on", "ops_per_s:-5%"});
+    EXPECT_EQ(fail.code, kCompareFailed);
+    EXPECT_NE(fail.err.find("FAIL ops_per_s:-5%: fork/ops_per_s -30."), std::string::npos)
+        << fail.err;
+    EXPECT_NE(fail.err.find("the failure is on the effect size alone"), std::string::npos)
+        << fail.err;
+    CliRun round = run({a, b, "--unit", "round"});
+    EXPECT_EQ(round.code, kCompareOk);
+    EXPECT_NE(round.out.find("* -30."), std::string::npos) << round.out;
+}
+
+TEST_F(CompareCliTest, IcountRoundsAreMarkedAndFailOnIsQualified) {
+    std::string a = write("head.json", with_clock(with_rates(scaled(200), "a"), "icount"));
+    std::string b = write("patch.json", slow_spec("icount"));
+    CliRun r = run({a, b});
+    EXPECT_EQ(r.code, kCompareOk);
+    EXPECT_NE(r.out.find("* -30."), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("no verdict"), std::string::npos);
+    CliRun fail = run({a, b, "--fail-on", "ops_per_s:-5%"});
+    EXPECT_EQ(fail.code, kCompareFailed);
+    EXPECT_EQ(fail.err.find("effect size alone"), std::string::npos) << fail.err;
 }
 
 // ---- bisect-step's decisions -------------------------------------------------------------
