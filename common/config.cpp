@@ -338,6 +338,16 @@ std::vector<CmdlineParam> split_cmdline(std::string_view s) {
 
 // ---- building a configuration -----------------------------------------------------
 
+namespace {
+
+// A list that is empty by default (funclat, kthread, perf) may be given empty, which clears
+// what a profile set: `initbench.funclat=`. Any other key's empty value is an error.
+bool empty_clears(const KeySpec &spec) {
+    return spec.kind == Kind::list && spec.def.empty();
+}
+
+} // namespace
+
 class ConfigBuilder {
 public:
     ConfigBuilder(const ProfileLookup &lookup, const std::vector<std::string> &available)
@@ -473,7 +483,7 @@ void ConfigBuilder::read_profile_line(std::string_view line, unsigned n, const s
     Setting s{key, unquote(trim(line.substr(eq + 1))), n};
     auto fail = [&](std::string reason) { error(key, s.value, std::move(reason), source, n); };
     auto given = [&](const Setting &o) { return o.key == key; };
-    if (s.value.empty())
+    if (s.value.empty() && !(find_key(key) && empty_clears(*find_key(key))))
         return fail("empty value");
     if (!valid_utf8(s.value))
         return fail("not valid UTF-8");
@@ -500,7 +510,7 @@ void ConfigBuilder::apply(const Setting &s, const std::string &source, std::stri
     const KeySpec *spec = find_key(s.key);
     if (!spec)
         return; // reported when read
-    if (s.value.empty())
+    if (s.value.empty() && !empty_clears(*spec))
         return error(std::string(shown_key), "", "empty value", source, s.line);
     if (!valid_utf8(s.value))
         return error(std::string(shown_key), s.value, "not valid UTF-8", source, s.line);

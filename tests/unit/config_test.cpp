@@ -142,12 +142,42 @@ TEST(Config, BadEnum) {
 }
 
 TEST(Config, EmptyMissingAndDuplicateValues) {
-    EXPECT_EQ(only_error(parse("initbench.funclat=")).reason, "empty value");
+    EXPECT_EQ(only_error(parse("initbench.phases=")).reason, "empty value");
     EXPECT_TRUE(has(only_error(parse("initbench.duration")).reason, "missing value"));
     const ConfigResult r = parse("initbench.rounds=2 initbench.rounds=3");
     EXPECT_TRUE(has(only_error(r).reason, "more than once"));
     EXPECT_EQ(r.config.uint("rounds"), 2u);
     EXPECT_EQ(only_error(parse("initbench.phases=a,,b")).reason, "empty item in list");
+}
+
+// A list that is empty by default can be emptied again; every other key keeps the error.
+TEST(Config, EmptyValueClearsAProfilesList) {
+    const Profiles profiles = {
+        {"probes", "funclat = vfs_read, vfs_write\nkthread = rcu_tasks*\nperf = default\n"},
+        {"fewer", "include = probes\nfunclat =\n"},
+    };
+    const ConfigResult cleared = parse(
+        "initbench.profile=probes initbench.funclat= initbench.kthread= initbench.perf=", profiles);
+    EXPECT_TRUE(cleared.ok()) << cleared.errors[0].describe();
+    for (const char *key : {"funclat", "kthread", "perf"}) {
+        EXPECT_TRUE(cleared.config.list(key).empty()) << key;
+        EXPECT_EQ(cleared.config.source(key), "cmdline") << key;
+        EXPECT_EQ(cleared.config.str(key), "") << key;
+    }
+    const ConfigResult kept = parse("initbench.profile=probes", profiles);
+    EXPECT_EQ(kept.config.list("funclat"), (std::vector<std::string>{"vfs_read", "vfs_write"}));
+    // In a profile too: an included profile's list cleared.
+    const ConfigResult fewer = parse("initbench.profile=fewer", profiles);
+    EXPECT_TRUE(fewer.ok()) << fewer.errors[0].describe();
+    EXPECT_TRUE(fewer.config.list("funclat").empty());
+    EXPECT_EQ(fewer.config.source("funclat"), "profile:fewer");
+    EXPECT_EQ(fewer.config.list("kthread"), (std::vector<std::string>{"rcu_tasks*"}));
+    for (const char *key : {"phases", "pipe.groups", "span", "cmd", "duration", "load.cpus", "end"})
+        EXPECT_EQ(only_error(parse(std::string("initbench.") + key + "=")).reason, "empty value")
+            << key;
+    const ConfigResult in_profile = parse("initbench.profile=p", {{"p", "span =\n"}});
+    EXPECT_EQ(only_error(in_profile).reason, "empty value");
+    EXPECT_TRUE(has(only_error(parse("initbench.funclat")).reason, "missing value"));
 }
 
 TEST(Config, ProfilesAndPrecedence) {
@@ -216,7 +246,7 @@ TEST(Config, ProfileLineErrors) {
                                      "just words\n"
                                      "profile = other\n"
                                      "end = sideways\n"
-                                     "funclat =\n"}};
+                                     "phases =\n"}};
     const ConfigResult r = parse("initbench.profile=p", profiles);
     ASSERT_EQ(r.errors.size(), 7u);
     std::vector<unsigned> lines;
