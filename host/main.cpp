@@ -100,6 +100,11 @@ int main(int argc, char** argv) {
     initbench::add_lava_job_command(app);
     initbench::add_kconfig_command(app);
     initbench::add_pack_command(app);
+    // A subcommand inherits the app's footer (run's exit codes); pack's are its own.
+    app.get_subcommand("pack")->footer(R"(Exit codes:
+  0  image written
+  1  failed: unreadable input, a bad experiment file or program, or the image not written
+  2  bad command line (a bad --add, --data or --program, or nothing to add))");
     initbench::add_compare_command(app);
     initbench::add_bisect_command(app);
     initbench::add_report_command(app);
