@@ -1,4 +1,5 @@
 #include "common/config.h"
+#include "common/machine.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -401,6 +402,13 @@ ConfigResult ConfigBuilder::build(std::string_view cmdline) {
     }
     for (const Setting &s : settings)
         apply(s, "cmdline", std::string(kCmdlinePrefix) + s.key);
+    // Keys that must agree with each other, wherever each came from.
+    if (std::string why = machine_conflict(result_.config); !why.empty()) {
+        const std::string source = result_.config.source("machine.topology");
+        const std::string shown = source == "cmdline" ? std::string(kCmdlinePrefix) + "machine.topology"
+                                                      : std::string("machine.topology");
+        error(shown, result_.config.str("machine.topology"), why, source);
+    }
     return std::move(result_);
 }
 

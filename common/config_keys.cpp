@@ -3,6 +3,7 @@
 
 #include "common/config.h"
 #include "common/linear_hist.h"
+#include "common/machine.h"
 #include "common/perf_events.h"
 
 #include <charconv>
@@ -88,6 +89,8 @@ std::span<const KeySpec> config_keys() {
             check_profile_name),
         seconds_key("duration", "5", 0.05, 86400, "measured time per phase"),
         seconds_key("warmup", "0", 0, 3600, "unmeasured time before each phase"),
+        seconds_key("rest", "0", 0, 3600,
+                    "idle, unmeasured time before each phase and its warm-up: no load runs"),
         uint_key("rounds", "1", 1, 1000, "times every phase is repeated"),
         seconds_key("timeout", "600", 1, 604800, "limit for the whole run; the init ends after it"),
         enum_key("end", "poweroff", {"poweroff", "reboot", "halt", "shell"},
@@ -127,6 +130,15 @@ std::span<const KeySpec> config_keys() {
                  "(stress-ng --cpu-load)"),
         enum_key("syscall.name", "getppid", {"getppid", "getpgid", "getpid", "getuid", "gettid"},
                  "syscall load: the system call of the loop"),
+        uint_key("machine.cpus", "0", 0, 1024,
+                 "the CPUs of the machine the experiment is meant for: `initbench run` boots QEMU with "
+                 "them; the init warns when it finds other (0: not said)"),
+        uint_key("machine.memory_mb", "0", 0, 1 << 20,
+                 "the memory of that machine in MiB: `initbench run` gives QEMU as much (0: not said)"),
+        checked_key(key("machine.topology", Kind::string, "",
+                        "SOCKETS:CORES:THREADS of that machine, for QEMU's -smp (the scheduler's LLC and "
+                        "SMT domains); must multiply to machine.cpus"),
+                    check_topology),
         checked_key(key("load.cpus", Kind::string, "",
                         "CPUs the loads run on (0, 2-3); default all"),
                     check_cpu_list),

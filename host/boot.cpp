@@ -162,6 +162,8 @@ RunResult boot_and_collect(const RunOptions& o) {
                         {"end_record_to_exit_s", c.complete_s >= 0 ? c.wall_s - c.complete_s : -1}}}};
     if (!o.kernel_boot.protocol.empty())
         r.host["boot"] = o.kernel_boot.facts();
+    if (!o.machine.is_null())
+        r.host["machine"] = o.machine;
     if (!accel_note.empty())
         r.host["accel_note"] = accel_note;
     if (!c.stderr_text.empty())

@@ -25,6 +25,9 @@ struct RunOptions {
     // How boot.kernel boots (choose_kernel_boot): QEMU gets its boot_path, and the results
     // its facts. Empty: boot.kernel as it is.
     KernelBoot kernel_boot;
+    // Where the guest's CPUs, memory and topology came from (results: host.machine); null
+    // when not worked out.
+    nlohmann::json machine;
 };
 
 struct RunResult {

@@ -4,6 +4,7 @@
 #include "host/boot.h"
 #include "host/compare.h"
 #include "host/image_paths.h"
+#include "host/image_settings.h"
 #include "host/kconfig.h"
 #include "host/lava_job.h"
 #include "host/pack.h"
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <thread>
 #include <unistd.h>
 
 namespace {
@@ -63,9 +65,12 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     cmd_run->add_option("--arch", run.boot.arch, "Guest architecture")
         ->check(CLI::IsMember({"x86_64", "aarch64"}))->capture_default_str();
-    cmd_run->add_option("--cpus", run.boot.cpus, "Guest CPUs")->check(CLI::Range(1, 64))->capture_default_str();
-    cmd_run->add_option("--memory", run.boot.memory_mb, "Guest memory in MiB")
-        ->check(CLI::Range(64, 65536))->capture_default_str();
+    cmd_run->add_option("--cpus", run.boot.cpus, "Guest CPUs (default: the profile's machine.cpus, else 1; at most 255 "
+                                              "on x86_64, 512 on aarch64)")
+        ->check(CLI::Range(1, 512));
+    cmd_run->add_option("--memory", run.boot.memory_mb, "Guest memory in MiB (default: the profile's machine.memory_mb, "
+                                                     "else 1024)")
+        ->check(CLI::Range(64, 1 << 20));
     cmd_run->add_option("--accel", accel, "auto uses KVM only where it really runs guests")
         ->check(CLI::IsMember({"auto", "kvm", "tcg"}))->capture_default_str();
     std::string boot = "auto";
@@ -137,6 +142,22 @@ int main(int argc, char** argv) {
             return initbench::kExitUsage;
         }
         run.boot.params = params;
+        // The guest's size: --cpus/--memory, else the experiment's machine.* keys (a profile,
+        // the packed experiment file or a kernel parameter), else 1 CPU and 1024 MiB.
+        const auto machine = initbench::choose_machine(
+            initbench::image_settings(run.boot.image, params).config,
+            cmd_run->count("--cpus") ? std::optional<unsigned>(run.boot.cpus) : std::nullopt,
+            cmd_run->count("--memory") ? std::optional<unsigned>(run.boot.memory_mb) : std::nullopt);
+        if (machine.cpus > initbench::max_cpus(run.boot.arch)) {
+            std::fprintf(stderr, "initbench: %u CPUs (%s): QEMU's %s machine takes at most %u\n", machine.cpus,
+                         machine.cpus_source.c_str(), run.boot.arch.c_str(), initbench::max_cpus(run.boot.arch));
+            return initbench::kExitUsage;
+        }
+        run.boot.cpus = machine.cpus;
+        run.boot.memory_mb = machine.memory_mb;
+        run.boot.topology = machine.topology;
+        run.boot.tcg_single_thread = run.boot.cpus > std::thread::hardware_concurrency();
+        run.machine = initbench::machine_facts(machine);
         run.boot.icount = clock == "icount";
         run.accel = accel == "kvm" ? initbench::AccelChoice::kvm
                                    : accel == "tcg" ? initbench::AccelChoice::tcg : initbench::AccelChoice::auto_;
@@ -146,7 +167,8 @@ int main(int argc, char** argv) {
         }
         if (run.boot.icount && run.boot.cpus > 1) {
             // QEMU 7.2's icount scheduler stops running the second vCPU (docs/compare.md).
-            std::fprintf(stderr, "initbench: --clock icount works with one CPU only\n");
+            std::fprintf(stderr, "initbench: --clock icount works with one CPU only (%u from %s; --cpus 1 overrides)\n",
+                         run.boot.cpus, machine.cpus_source.c_str());
             return initbench::kExitUsage;
         }
         if (run.boot.icount)

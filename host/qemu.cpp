@@ -23,20 +23,28 @@ std::string kernel_cmdline(const BootSpec& spec) {
     return cmdline;
 }
 
+unsigned max_cpus(const std::string& arch) {
+    return arch == "aarch64" ? 512 : 255;
+}
+
 std::vector<std::string> qemu_argv(const BootSpec& spec) {
     std::vector<std::string> argv = {qemu_binary(spec.arch), "-nodefaults", "-no-user-config",
                                      "-display", "none", "-serial", "stdio", "-no-reboot"};
     auto add = [&](std::initializer_list<std::string> more) { argv.insert(argv.end(), more); };
     if (spec.arch == "aarch64")
-        add({"-machine", "virt"});
+        add({"-machine", spec.cpus > 8 ? "virt,gic-version=3" : "virt"});
     if (spec.accel == Accel::kvm) {
         add({"-accel", "kvm", "-cpu", "host"});
     } else if (spec.icount) {
         add({"-accel", "tcg", "-icount", "shift=4,align=off,sleep=off", "-cpu", "max"});
     } else {
-        add({"-accel", "tcg", "-cpu", "max"});
+        add({"-accel", spec.tcg_single_thread ? "tcg,thread=single" : "tcg", "-cpu", "max"});
     }
-    add({"-smp", std::to_string(spec.cpus), "-m", std::to_string(spec.memory_mb), "-kernel",
+    std::string smp = std::to_string(spec.cpus);
+    if (spec.topology)
+        smp += ",sockets=" + std::to_string(spec.topology->sockets) + ",cores=" + std::to_string(spec.topology->cores) +
+               ",threads=" + std::to_string(spec.topology->threads);
+    add({"-smp", smp, "-m", std::to_string(spec.memory_mb), "-kernel",
          spec.kernel, "-initrd", spec.image, "-append", kernel_cmdline(spec)});
     return argv;
 }

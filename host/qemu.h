@@ -2,6 +2,9 @@
 // built as an argument vector (never a shell string).
 #pragma once
 
+#include "common/machine.h"
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,10 +18,18 @@ struct BootSpec {
     std::string image;
     unsigned cpus = 1;
     unsigned memory_mb = 1024;
+    std::optional<Topology> topology;    // sockets, cores and threads of `cpus`
     Accel accel = Accel::tcg;
     bool icount = false;                 // QEMU's instruction-counting clock
+    // TCG runs every vCPU on one host thread in turn: faster than a thread per vCPU when
+    // vCPUs outnumber the host's CPUs (128 vCPUs booted in 2 min, not 7, on 2 cores).
+    bool tcg_single_thread = false;
     std::vector<std::string> params;     // initbench.KEY=VALUE and any kernel parameter
 };
+
+// The most vCPUs QEMU's machine takes: x86_64's pc machine without an IOMMU (x2APIC IDs
+// beyond 255 need one), aarch64's virt with GICv3 (GICv2 stops at 8).
+unsigned max_cpus(const std::string& arch);
 
 std::string qemu_binary(const std::string& arch);
 std::string serial_console(const std::string& arch); // ttyS0 | ttyAMA0

@@ -291,6 +291,13 @@ private:
         }
         phase_name_ = phase.name;
         early_exits_ = nlohmann::json::array();
+        // Idle and unmeasured before the phase, as the mm_cid experiment left 30 s between
+        // its loads: what the last phase stirred up (deferred work, RCU callbacks) settles.
+        if (const double rest = config_.seconds("rest"); rest > 0) {
+            groups_.clear();
+            wait_until(monotonic_seconds() + rest);
+            rec["rest_s"] = rest;
+        }
 
         for (auto& probe : probes_)
             probe->before_load();

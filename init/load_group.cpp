@@ -18,6 +18,9 @@ namespace {
 
 // A task that outlives SIGKILL this long is stuck in the kernel: report it, go on.
 constexpr double kReapDeadline = 10;
+// And per task of the load: 15 000 sleeping processes on a TCG guest take tens of seconds to
+// die. The reaping ends as soon as they are gone; this only bounds a task that never goes.
+constexpr double kReapPerTask = 0.005;
 constexpr uint64_t kPfKthread = 0x00200000; // PF_KTHREAD, include/linux/sched.h
 
 // Exit statuses of a worker whose set-up failed before the load ran.
@@ -223,7 +226,7 @@ bool LoadGroup::wait_ready(double deadline, std::vector<WorkerExit>& exits) {
 }
 
 Status LoadGroup::respawn() {
-    reaped_ += kill_and_reap(monotonic_seconds() + kReapDeadline);
+    reaped_ += kill_and_reap(monotonic_seconds() + reap_time());
     respawns_++;
     for (unsigned i = 0; i < params_.workers; i++)
         slots_[i].ready.store(0, std::memory_order_relaxed);
@@ -290,6 +293,10 @@ std::optional<uint64_t> LoadGroup::cgroup_event(std::string_view file, std::stri
     return read_keyed(cgroup_path_ + "/" + std::string(file), key);
 }
 
+double LoadGroup::reap_time() const {
+    return kReapDeadline + kReapPerTask * double(spec_.tasks(params_));
+}
+
 unsigned LoadGroup::kill_and_reap(double deadline) {
     auto kill_all = [this] {
         if (!cgroup_path_.empty()) // atomic against forks in flight; absent before Linux 5.14
@@ -335,7 +342,7 @@ StopReport LoadGroup::stop() {
         return report_;
     stopped_ = true;
     const double t0 = monotonic_seconds();
-    report_.reaped = kill_and_reap(t0 + kReapDeadline);
+    report_.reaped = kill_and_reap(t0 + reap_time());
     rusage after{};
     ::getrusage(RUSAGE_CHILDREN, &after);
     // RUSAGE_CHILDREN counts reaped tasks only: the delta since start() is this group's.

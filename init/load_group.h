@@ -91,6 +91,7 @@ private:
     Status spawn_workers();
     // Kills every task and reaps until none is left or the deadline passes.
     unsigned kill_and_reap(double deadline);
+    double reap_time() const; // the most kill_and_reap() may take for this load's tasks
     [[noreturn]] void run_worker(unsigned index);
 
     const LoadSpec& spec_;

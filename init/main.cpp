@@ -2,6 +2,7 @@
 // exception escape — and turns every failure into an error record, the end record and the
 // configured end of the machine.
 #include "bpf/libbpf_log.h"
+#include "common/machine.h"
 #include "init/bringup.h"
 #include "init/console.h"
 #include "init/ending.h"
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <csignal>
 #include <sys/klog.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -113,6 +115,14 @@ void run_init(Run& run) {
         }
         run.status = "error";
         return;
+    }
+
+    // A lab board, or a QEMU sized by hand, may not be the machine the experiment names.
+    if (struct sysinfo si {}; ::sysinfo(&si) == 0) {
+        const uint64_t memory_mb = uint64_t(si.totalram) * si.mem_unit / (1024 * 1024);
+        const auto cpus = static_cast<unsigned>(::sysconf(_SC_NPROCESSORS_ONLN));
+        if (std::string why = machine_mismatch(cfg.config, cpus, memory_mb); !why.empty())
+            run.console.warning("machine", why);
     }
 
     Watchdog watchdog(cfg.config.seconds("timeout"), [&run] {

@@ -67,8 +67,8 @@ class KernelMatrix(unittest.TestCase):
         # a worker's cycle of 32 threads can outlast a 1 s window on a loaded host), with perf
         # stat's default counters: arm64 TCG counts cycles but not instructions or branches.
         r = bootlib.run("initbench.profile=mm_cid", "initbench.duration=3", "initbench.workers=16",
-                        "initbench.perf=default", kernel_path=bootlib.fetch_kernel("arm64"), arch="aarch64",
-                        extra_args=("--memory", "2048"))
+                        "initbench.rest=0", "initbench.perf=default", kernel_path=bootlib.fetch_kernel("arm64"),
+                        arch="aarch64", extra_args=("--cpus", "1", "--memory", "2048"))
         self.assertEqual(r.code, 0, r.stdout + r.stderr)
         self.assertEqual([p["phase"] for p in r.records("phase")], ["none", "cpu", "fork", "thread"])
         for p in r.records("phase")[1:]:

@@ -1,4 +1,5 @@
 #include "common/config.h"
+#include "common/machine.h"
 
 #include <gtest/gtest.h>
 
@@ -344,6 +345,53 @@ TEST(Config, NeverThrows) {
             cmdline += alphabet[rng() % alphabet.size()];
         EXPECT_NO_THROW(parse(cmdline, {{"default", cmdline}}).config.to_json().dump());
     }
+}
+
+} // namespace
+} // namespace initbench
+
+namespace initbench {
+namespace {
+
+TEST(Machine, TopologyParsesAndRefusesNonsense) {
+    auto t = parse_topology("2:48:2");
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->cpus(), 192u);
+    for (const char* bad : {"", "2", "2:4", "2:4:2:1", "0:4:2", "2:x:2", "2:4:2 ", "-1:4:2", "2::2"})
+        EXPECT_FALSE(parse_topology(bad)) << bad;
+    EXPECT_EQ(only_error(parse("initbench.machine.topology=2:4")).key, "initbench.machine.topology");
+}
+
+TEST(Machine, TopologyMustMultiplyToTheCpus) {
+    const ConfigError e = only_error(parse("initbench.machine.cpus=8 initbench.machine.topology=2:4:2"));
+    EXPECT_EQ(e.key, "initbench.machine.topology");
+    EXPECT_TRUE(has(e.reason, "16 CPUs, but machine.cpus is 8")) << e.reason;
+    // From a profile, the error names the profile.
+    const Profiles p = {{"default", ""}, {"sis", "machine.cpus = 12\nmachine.topology = 1:6:2\n"}};
+    EXPECT_TRUE(parse("initbench.profile=sis", p).ok());
+    const ConfigError from_profile = only_error(parse("initbench.profile=sis initbench.machine.cpus=16", p));
+    EXPECT_EQ(from_profile.source, "profile:sis");
+    EXPECT_EQ(only_error(parse("initbench.machine.cpus=2000")).key, "initbench.machine.cpus");
+}
+
+} // namespace
+} // namespace initbench
+
+namespace initbench {
+namespace {
+
+TEST(Config, SeedProbeKeys) {
+    const ConfigResult d = parse("");
+    EXPECT_EQ(d.config.str("wakeups.tasks"), "all");
+    EXPECT_EQ(d.config.str("task_storage_churn.on"), "");
+    const ConfigResult r =
+        parse("initbench.wakeups.tasks=user initbench.task_storage_churn.on=__x64_sys_getpgid");
+    EXPECT_TRUE(r.errors.empty());
+    EXPECT_EQ(r.config.str("wakeups.tasks"), "user");
+    EXPECT_EQ(r.config.str("task_storage_churn.on"), "__x64_sys_getpgid");
+    EXPECT_TRUE(parse("initbench.task_storage_churn.on=foo.isra.0").errors.empty());
+    EXPECT_EQ(only_error(parse("initbench.wakeups.tasks=kernel")).reason, "must be one of: all, user");
+    EXPECT_TRUE(has(only_error(parse("initbench.task_storage_churn.on=sys/getpgid")).reason, "kernel function"));
 }
 
 } // namespace

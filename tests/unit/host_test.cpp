@@ -5,6 +5,7 @@
 #include "common/record.h"
 #include "host/cpio_archive.h"
 #include "host/hash.h"
+#include "host/image_settings.h"
 #include "host/process.h"
 #include "host/qemu.h"
 #include "host/results.h"
@@ -428,6 +429,52 @@ TEST(QemuArgv, Kvm) {
         EXPECT_FALSE(has(argv, "tcg"));
         EXPECT_FALSE(has(argv, "max"));
     }
+}
+
+TEST(QemuArgv, MachineTopologyAndManyCpus) {
+    BootSpec s = spec("x86_64");
+    s.cpus = 16;
+    s.topology = Topology{2, 4, 2};
+    EXPECT_EQ(arg_after(qemu_argv(s), "-smp"), "16,sockets=2,cores=4,threads=2");
+    s.tcg_single_thread = true; // more vCPUs than host CPUs
+    EXPECT_TRUE(has_pair(qemu_argv(s), "-accel", "tcg,thread=single"));
+    // GICv2 stops at 8 CPUs: more need GICv3 on arm64's virt machine.
+    BootSpec arm = spec("aarch64");
+    EXPECT_TRUE(has_pair(qemu_argv(arm), "-machine", "virt"));
+    arm.cpus = 9;
+    EXPECT_TRUE(has_pair(qemu_argv(arm), "-machine", "virt,gic-version=3"));
+    EXPECT_EQ(max_cpus("x86_64"), 255u);
+    EXPECT_EQ(max_cpus("aarch64"), 512u);
+}
+
+TEST(MachineChoice, CommandLineBeatsTheProfileWhichBeatsTheDefault) {
+    const auto profile = [](std::string_view name) -> std::optional<std::string> {
+        if (name == "big")
+            return std::string("machine.cpus = 16\nmachine.memory_mb = 4096\nmachine.topology = 2:4:2\n");
+        return name == "default" ? std::optional<std::string>("") : std::nullopt;
+    };
+    const Config big = parse_config("initbench.profile=big", profile).config;
+    MachineChoice m = choose_machine(big, std::nullopt, std::nullopt);
+    EXPECT_EQ(m.cpus, 16u);
+    EXPECT_EQ(m.cpus_source, "profile:big");
+    EXPECT_EQ(m.memory_mb, 4096u);
+    ASSERT_TRUE(m.topology);
+    EXPECT_EQ(m.topology->text(), "2:4:2");
+
+    m = choose_machine(big, 4u, 2048u);
+    EXPECT_EQ(m.cpus, 4u);
+    EXPECT_EQ(m.cpus_source, "--cpus");
+    EXPECT_EQ(m.memory_source, "--memory");
+    EXPECT_FALSE(m.topology) << "2:4:2 is not 4 CPUs";
+    EXPECT_NE(m.topology_note.find("flat -smp 4"), std::string::npos) << m.topology_note;
+
+    m = choose_machine(parse_config("", profile).config, std::nullopt, std::nullopt);
+    EXPECT_EQ(m.cpus, 1u);
+    EXPECT_EQ(m.memory_mb, 1024u);
+    EXPECT_EQ(m.cpus_source, "default");
+    const auto facts = machine_facts(choose_machine(big, std::nullopt, std::nullopt));
+    EXPECT_EQ(facts["cpus_source"], "profile:big");
+    EXPECT_EQ(facts["topology"], "2:4:2");
 }
 
 TEST(QemuArgv, Icount) {

@@ -173,11 +173,14 @@ TEST(Profiles, MmCid) {
     ConfigResult r = parse_config("initbench.profile=mm_cid initbench.duration=2", shipped_profile);
     ASSERT_TRUE(r.ok()) << r.errors[0].describe();
     EXPECT_EQ(r.config.list("phases"), (std::vector<std::string>{"none", "cpu", "fork", "thread"}));
+    EXPECT_EQ(r.config.uint("machine.cpus"), 128u);
+    EXPECT_EQ(r.config.seconds("rest"), 30.0);
+    // $nproc workers: one per CPU of the machine it runs on.
     LoadParams thread = resolve_params(*find_load("thread"), r.config, 0);
-    EXPECT_EQ(thread.workers, 128u);
+    EXPECT_EQ(thread.workers, cpus_online_from_sysfs());
     EXPECT_EQ(thread.threads, 4u);
     EXPECT_TRUE(thread.continuous);
-    EXPECT_EQ(resolve_params(*find_load("cpu"), r.config, 0).workers, 128u);
+    EXPECT_EQ(resolve_params(*find_load("cpu"), r.config, 0).busy_pct, 80u);
     EXPECT_EQ(r.config.seconds("duration"), 2.0);
 }
 
