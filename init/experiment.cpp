@@ -294,7 +294,7 @@ private:
         // Idle and unmeasured before the phase, as the mm_cid experiment left 30 s between
         // its loads: what the last phase stirred up (deferred work, RCU callbacks) settles.
         if (const double rest = config_.seconds("rest"); rest > 0) {
-            groups_.clear();
+            group_ = nullptr;
             wait_until(monotonic_seconds() + rest);
             rec["rest_s"] = rest;
         }
