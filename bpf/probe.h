@@ -2,6 +2,7 @@
 // counters — and when the runner calls it in each phase:
 //   before_load()  the load is not started yet (counters that children inherit open here)
 //   phase_begin()  the measurement window opens (after the warm-up)
+//   sample()       at each of the phase's sampling points (samples.ops_per_s) in the window
 //   window_end()   the window closes; the load still runs (snapshot here)
 //   phase_end()    the load is stopped and reaped; returns the phase's result
 // An instrument that cannot work on this kernel still exists and says why.
@@ -31,8 +32,12 @@ public:
     // How it is attached (mechanism, target), or "supported": false with the reason.
     virtual nlohmann::json describe() const = 0;
     virtual bool supported() const = 0;
+    // Set when what the user asked for cannot be, e.g. a function that does not exist for a
+    // probe the experiment's load depends on: the runner reports an error, not a warning.
+    virtual std::string setup_error() const { return {}; }
     virtual void before_load() {}
     virtual void phase_begin() = 0;
+    virtual void sample() {}
     virtual void window_end() {}
     virtual nlohmann::json phase_end() = 0;
 };

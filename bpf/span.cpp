@@ -5,6 +5,7 @@
 #include "bpf/log2.h"
 #include "bpf/setup_times.h"
 #include "bpf/span.h"
+#include "bpf/span_samples.h"
 #include "span.skel.h"
 
 #include <bpf/libbpf.h>
@@ -48,6 +49,17 @@ public:
         State zero{};
         uint32_t key = 0;
         bpf_map__update_elem(skel_->maps.span, &key, sizeof key, &zero, sizeof zero, BPF_ANY);
+        samples_.clear();
+        last_sample_ = {};
+    }
+
+    // The totals since phase_begin; a failed read repeats the last ones (an empty interval).
+    void sample() override {
+        State now{};
+        uint32_t key = 0;
+        if (skel_ && bpf_map__lookup_elem(skel_->maps.span, &key, sizeof key, &now, sizeof now, 0) == 0)
+            last_sample_ = now.s;
+        samples_.add(last_sample_.count, last_sample_.sum_ns);
     }
 
     void window_end() override {
@@ -83,6 +95,7 @@ public:
         r["unmatched_to"] = s.unmatched_to;
         r["log2"] = log2_json(s.log2, SPAN_LOG2_SLOTS);
         r["percentiles"] = log2_percentiles(s.log2, SPAN_LOG2_SLOTS, s.max_ns);
+        r["samples"] = samples_.to_json();
         return r;
     }
 
@@ -125,6 +138,8 @@ private:
     std::string reason_;
     State snap_{};
     bool ok_ = false;
+    span_stats last_sample_{};
+    SpanSamples samples_;
     std::unique_ptr<span_bpf, SkelDeleter> skel_;
 };
 

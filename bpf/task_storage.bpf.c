@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Task-storage churn, as in the RCU Tasks Trace benchmark: each time a task of the sleep
- * load wakes, task-local storage is created on it and deleted again. Freeing that storage
- * goes through RCU Tasks Trace, which is what the benchmark loads. */
+ * load wakes (or each time a chosen function is called), task-local storage is created on it
+ * and deleted again. Freeing that storage goes through RCU Tasks Trace, which is what the
+ * benchmark loads. */
 #include <linux/bpf.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -29,14 +30,9 @@ struct {
     __type(value, struct task_storage_counts);
 } counts SEC(".maps");
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(churn, struct task_struct *p) {
-    char comm[TASK_STORAGE_COMM_PREFIX_LEN];
-    const char prefix[] = TASK_STORAGE_COMM_PREFIX;
-    bpf_probe_read_kernel(comm, sizeof comm, p->comm);
-    for (int i = 0; i < TASK_STORAGE_COMM_PREFIX_LEN; i++)
-        if (comm[i] != prefix[i])
-            return 0;
+/* Creates the task's storage and deletes it again: each create-delete pair frees storage
+ * through RCU Tasks Trace. */
+static __always_inline int churn_task(struct task_struct *p) {
     __u32 zero = 0;
     struct task_storage_counts *c = bpf_map_lookup_elem(&counts, &zero);
     if (!c)
@@ -51,3 +47,23 @@ int BPF_PROG(churn, struct task_struct *p) {
         c->deleted++;
     return 0;
 }
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(churn, struct task_struct *p) {
+    char comm[TASK_STORAGE_COMM_PREFIX_LEN];
+    const char prefix[] = TASK_STORAGE_COMM_PREFIX;
+    bpf_probe_read_kernel(comm, sizeof comm, p->comm);
+    for (int i = 0; i < TASK_STORAGE_COMM_PREFIX_LEN; i++)
+        if (comm[i] != prefix[i])
+            return 0;
+    return churn_task(p);
+}
+
+/* initbench.task_storage_churn.on=FUNCTION: on the current task at each call, as the RCU
+ * seed's program did on getpgid. Kprobe programs have the task storage helpers and
+ * bpf_get_current_task_btf too in 6.1 (bpf_tracing_func_proto). */
+SEC("fentry/placeholder")
+int BPF_PROG(fentry_churn) { return churn_task(bpf_get_current_task_btf()); }
+
+SEC("kprobe")
+int BPF_KPROBE(kprobe_churn) { return churn_task(bpf_get_current_task_btf()); }

@@ -1,5 +1,7 @@
 #include "bpf/task_storage_probe.h"
 
+#include "bpf/attach.h"
+#include "bpf/kernel_symbols.h"
 #include "bpf/libbpf_log.h"
 #include "bpf/setup_times.h"
 #include "bpf/task_storage.h"
@@ -19,38 +21,33 @@ struct SkelDeleter {
 
 class TaskStorageChurn final : public Probe {
 public:
-    TaskStorageChurn() {
+    // `on` empty: each wake-up of the sleep load's tasks (tp_btf/sched_wakeup); else each
+    // call of that kernel function, on the current task (fentry, else kprobe).
+    TaskStorageChurn(std::string on, const std::string& mode) : on_(std::move(on)) {
         ncpus_ = static_cast<size_t>(std::max(1, libbpf_num_possible_cpus()));
-        LibbpfLogCapture log;
-        std::optional<SetupStep> step(std::in_place, "open");
-        std::unique_ptr<task_storage_bpf, SkelDeleter> skel(task_storage_bpf__open());
-        if (!skel) {
-            reason_ = "open: " + log.last_or(std::strerror(errno));
+        if (on_.empty()) {
+            load(std::nullopt, reason_);
             return;
         }
-        // Task storage and BTF-typed tracepoints: 5.11+ with BTF.
-        step.emplace("load");
-        if (int err = task_storage_bpf__load(skel.get()); err) {
-            reason_ = "load: " + log.last_or(std::strerror(-err));
-            return;
-        }
-        step.emplace("attach");
-        if (int err = task_storage_bpf__attach(skel.get()); err) {
-            reason_ = "attach: " + log.last_or(std::strerror(-err));
-            return;
-        }
-        skel_ = std::move(skel);
+        auto used = attach_functions({on_}, mode, [this](Mechanism m, std::string& why) { return load(m, why); },
+                                     reason_);
+        if (used)
+            mech_ = *used;
+        else if (!function_in_kallsyms(on_)) // a typo, not a kernel that cannot: the churn is the load
+            error_ = "task_storage_churn.on: " + on_ + " is not a function of this kernel";
     }
 
     std::string name() const override { return "task_storage_churn"; }
     bool supported() const override { return skel_ != nullptr; }
+    std::string setup_error() const override { return error_; }
     nlohmann::json describe() const override {
-        nlohmann::json d{{"probe", "task_storage_churn"}, {"supported", supported()},
-                         {"comm_prefix", TASK_STORAGE_COMM_PREFIX}};
-        if (supported())
-            d["mechanism"] = "tp_btf/sched_wakeup";
+        nlohmann::json d{{"probe", "task_storage_churn"}};
+        if (on_.empty())
+            d["comm_prefix"] = TASK_STORAGE_COMM_PREFIX;
         else
-            d["reason"] = reason_;
+            d["function"] = on_;
+        const char* mechanism = on_.empty() ? "tp_btf/sched_wakeup" : mech_ == Mechanism::fentry ? "fentry" : "kprobe";
+        describe_attach(d, supported(), mechanism, reason_);
         return d;
     }
 
@@ -90,6 +87,48 @@ public:
     }
 
 private:
+    // Loads the wake-up program (no mechanism) or the function's pair chosen by m.
+    bool load(std::optional<Mechanism> m, std::string& why) {
+        LibbpfLogCapture log;
+        std::optional<SetupStep> step(std::in_place, "open");
+        std::unique_ptr<task_storage_bpf, SkelDeleter> skel(task_storage_bpf__open());
+        if (!skel) {
+            why = "open: " + log.last_or(std::strerror(errno));
+            return false;
+        }
+        const std::vector<FunctionHook> hooks = {
+            {skel->progs.fentry_churn, skel->progs.kprobe_churn, &skel->links.kprobe_churn, on_, false}};
+        bpf_program__set_autoload(skel->progs.churn, !m);
+        if (m) {
+            step.emplace("target");
+            select_hooks(hooks, *m);
+        } else {
+            bpf_program__set_autoload(skel->progs.fentry_churn, false);
+            bpf_program__set_autoload(skel->progs.kprobe_churn, false);
+        }
+        // Task storage and BTF-typed programs: 5.11+ with BTF.
+        step.emplace("load");
+        if (int err = task_storage_bpf__load(skel.get()); err) {
+            why = "load: " + log.last_or(std::strerror(-err));
+            return false;
+        }
+        step.emplace("attach");
+        if (m == Mechanism::kprobe) {
+            if (std::string kprobe_why; !attach_kprobes(hooks, kprobe_why)) {
+                why = "attach: " + log.last_or(kprobe_why);
+                return false;
+            }
+        } else if (int err = task_storage_bpf__attach(skel.get()); err) {
+            why = "attach: " + log.last_or(std::strerror(-err));
+            return false;
+        }
+        skel_ = std::move(skel);
+        return true;
+    }
+
+    std::string on_;
+    Mechanism mech_ = Mechanism::fentry;
+    std::string error_;
     size_t ncpus_ = 1;
     std::string reason_;
     task_storage_counts total_{};
@@ -98,6 +137,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Probe> make_task_storage_churn() { return std::make_unique<TaskStorageChurn>(); }
+std::unique_ptr<Probe> make_task_storage_churn(const std::string& on, const std::string& mode) {
+    return std::make_unique<TaskStorageChurn>(on, mode);
+}
 
 } // namespace initbench

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <unistd.h>
 #include <vector>
@@ -26,10 +27,11 @@ struct LoadedSets {
     bpf_map* counts = nullptr;
 };
 
-// Opens, loads and attaches one of the two skeletons (same map names, different programs).
+// Opens, loads and attaches one of the two skeletons (same map names, different programs);
+// `configure` picks programs and settings between open and load.
 template <typename Skel>
 bool load_sets(Skel* (*open)(), int (*load)(Skel*), int (*attach)(Skel*), void (*destroy)(Skel*),
-               LoadedSets& out, std::string& why) {
+               LoadedSets& out, std::string& why, const std::function<void(Skel*)>& configure = {}) {
     LibbpfLogCapture log;
     std::optional<SetupStep> step(std::in_place, "open");
     std::shared_ptr<Skel> skel(open(), [destroy](Skel* s) { destroy(s); });
@@ -37,6 +39,8 @@ bool load_sets(Skel* (*open)(), int (*load)(Skel*), int (*attach)(Skel*), void (
         why = "open: " + log.last_or(std::strerror(errno));
         return false;
     }
+    if (configure)
+        configure(skel.get());
     step.emplace("load");
     if (int err = load(skel.get()); err) {
         why = "load: " + log.last_or(std::strerror(-err));
@@ -74,17 +78,40 @@ uint64_t count_keys(bpf_map* map, bool erase) {
 
 class Wakeups final : public Probe {
 public:
-    Wakeups() {
+    explicit Wakeups(std::string tasks) : user_(tasks == "user") {
         ncpus_ = static_cast<size_t>(std::max(1, libbpf_num_possible_cpus()));
         std::string btf_why = "no kernel BTF (/sys/kernel/btf/vmlinux)";
-        if (kernel_has_btf() && load_sets(wakeups_btf_bpf__open, wakeups_btf_bpf__load, wakeups_btf_bpf__attach,
-                      wakeups_btf_bpf__destroy, sets_, btf_why)) {
-            btf_ = true;
+        if (kernel_has_btf()) {
+            if (user_) {
+                // The seed's hook first: fentry/try_to_wake_up; its tracepoint if fentry fails.
+                std::string fentry_why;
+                if (load_btf(true, fentry_why)) {
+                    mechanism_ = "fentry/try_to_wake_up";
+                    return;
+                }
+                if (load_btf(false, btf_why)) {
+                    mechanism_ = "tp_btf/sched_wakeup";
+                    reason_ = "fentry/try_to_wake_up: " + fentry_why +
+                              "; the tracepoint counts actual wake-ups, not every try_to_wake_up call";
+                    return;
+                }
+                reason_ = "fentry/try_to_wake_up: " + fentry_why + "; tp_btf/sched_wakeup: " + btf_why;
+                return;
+            }
+            if (load_btf(false, btf_why)) {
+                mechanism_ = "tp_btf/sched_wakeup";
+                return;
+            }
+        }
+        if (user_) {
+            // The classic tracepoint gives a pid only: it cannot tell user tasks from kernel threads.
+            reason_ = "tasks=user needs p->mm: tp_btf/sched_wakeup: " + btf_why;
             return;
         }
         std::string classic_why;
         if (load_sets(wakeups_bpf__open, wakeups_bpf__load, wakeups_bpf__attach, wakeups_bpf__destroy, sets_,
                       classic_why)) {
+            mechanism_ = "tracepoint/sched/sched_wakeup";
             reason_ = "tp_btf/sched_wakeup: " + btf_why + "; processes and mms need it";
             return;
         }
@@ -95,8 +122,8 @@ public:
     bool supported() const override { return sets_.owner != nullptr; }
 
     nlohmann::json describe() const override {
-        nlohmann::json d{{"probe", "wakeups"}};
-        describe_attach(d, supported(), btf_ ? "tp_btf/sched_wakeup" : "tracepoint/sched/sched_wakeup", reason_);
+        nlohmann::json d{{"probe", "wakeups"}, {"tasks", user_ ? "user" : "all"}};
+        describe_attach(d, supported(), mechanism_, reason_);
         return d;
     }
 
@@ -118,8 +145,8 @@ public:
         snap_ = nlohmann::json::object();
         snap_["threads"] = count_keys<uint32_t>(sets_.threads, false);
         // Without the task pointer only thread ids are known: the rest is absent, not 0.
-        snap_["processes"] = btf_ ? nlohmann::json(count_keys<uint32_t>(sets_.processes, false)) : nullptr;
-        snap_["mms"] = btf_ ? nlohmann::json(count_keys<uint64_t>(sets_.mms, false)) : nullptr;
+        snap_["processes"] = btf() ? nlohmann::json(count_keys<uint32_t>(sets_.processes, false)) : nullptr;
+        snap_["mms"] = btf() ? nlohmann::json(count_keys<uint64_t>(sets_.mms, false)) : nullptr;
         std::vector<wakeup_counts> per_cpu(ncpus_);
         uint32_t key = 0;
         wakeup_counts total{};
@@ -141,8 +168,22 @@ public:
     }
 
 private:
+    bool btf() const { return mechanism_ != "tracepoint/sched/sched_wakeup"; }
+
+    bool load_btf(bool fentry, std::string& why) {
+        const bool user = user_;
+        return load_sets<wakeups_btf_bpf>(
+            wakeups_btf_bpf__open, wakeups_btf_bpf__load, wakeups_btf_bpf__attach, wakeups_btf_bpf__destroy, sets_,
+            why, [fentry, user](wakeups_btf_bpf* skel) {
+                skel->rodata->user_only = user;
+                bpf_program__set_autoload(skel->progs.fentry_ttwu, fentry);
+                bpf_program__set_autoload(skel->progs.btf_wakeup, !fentry);
+            });
+    }
+
     size_t ncpus_ = 1;
-    bool btf_ = false;
+    bool user_ = false;
+    std::string mechanism_;
     std::string reason_;
     nlohmann::json snap_ = nlohmann::json::object();
     LoadedSets sets_;
@@ -150,6 +191,6 @@ private:
 
 } // namespace
 
-std::unique_ptr<Probe> make_wakeups() { return std::make_unique<Wakeups>(); }
+std::unique_ptr<Probe> make_wakeups(const std::string& tasks) { return std::make_unique<Wakeups>(tasks); }
 
 } // namespace initbench

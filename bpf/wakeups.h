@@ -5,7 +5,7 @@
 #define WAKEUPS_MAX_KEYS 65536 /* distinct threads/processes/mms per phase */
 
 struct wakeup_counts {
-    unsigned long long wakeups; /* every sched_wakeup */
+    unsigned long long wakeups; /* every event counted (sched_wakeup, or try_to_wake_up call) */
     unsigned long long dropped; /* distinct keys that did not fit in the maps */
 };
 

@@ -58,6 +58,13 @@ std::string check_span(std::string_view text) {
         return "expected FROM:TO, two kernel function names";
     return "";
 }
+// A kernel function's name as BTF and kallsyms spell it (foo, foo.isra.0); empty: not set.
+std::string check_function_name(std::string_view text) {
+    const bool ok = text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") ==
+                        std::string_view::npos &&
+                    !text.starts_with('.') && !(text.size() && text[0] >= '0' && text[0] <= '9');
+    return ok ? "" : "must be a kernel function name (letters, digits, '_' and '.')";
+}
 std::string check_module_path(std::string_view text) {
     return text.starts_with('/') ? "" : "must be an absolute path in the image, like /payload/x.ko";
 }
@@ -163,9 +170,16 @@ std::span<const KeySpec> config_keys() {
                     check_span),
         key("kthread", Kind::list, "", "kernel threads whose CPU ticks are counted (NAME or PREFIX*)"),
         key("wakeups", Kind::flag, "0", "count distinct threads, processes and mms woken"),
+        enum_key("wakeups.tasks", "all", {"all", "user"},
+                 "wakeups: every woken task, or only user tasks (with an mm) from fentry/try_to_wake_up "
+                 "as the mm_cid seed counted them"),
         key("schedstat", Kind::flag, "0", "per-phase deltas of /proc/schedstat"),
         key("task_storage_churn", Kind::flag, "0",
             "create and delete BPF task storage on every wake-up of the sleep load's tasks"),
+        checked_key(key("task_storage_churn.on", Kind::string, "",
+                        "task_storage_churn on each call of this kernel function instead, on the "
+                        "calling task (e.g. __x64_sys_getpgid); setting it turns the probe on"),
+                    check_function_name),
         checked_key(key("perf", Kind::list, "",
                         "perf counters: default (perf stat's set) and/or event names"),
                     check_perf_item),

@@ -114,15 +114,15 @@ std::vector<std::unique_ptr<Probe>> make_probes(const Config& config) {
     }
     if (config.flag("wakeups")) {
         setup_begin("wakeups");
-        probes.push_back(make_wakeups());
+        probes.push_back(make_wakeups(config.str("wakeups.tasks")));
     }
     if (config.flag("schedstat")) {
         setup_begin("schedstat");
         probes.push_back(make_schedstat());
     }
-    if (config.flag("task_storage_churn")) {
+    if (config.flag("task_storage_churn") || !config.str("task_storage_churn.on").empty()) {
         setup_begin("task_storage_churn");
-        probes.push_back(make_task_storage_churn());
+        probes.push_back(make_task_storage_churn(config.str("task_storage_churn.on"), config.str("attach")));
     }
     setup_begin("perf");
     add_perf_counters(config, probes);
@@ -211,13 +211,16 @@ public:
             ::syscall(SYS_sched_setscheduler, 0, policy, &param);
         times.probe_setup_s = monotonic_seconds() - t_probes;
         times.probe_setup = setup_times_json();
+        bool ok = true;
         for (const auto& probe : probes_)
-            if (!probe->supported()) {
+            if (auto error = probe->setup_error(); !error.empty()) {
+                console_.error("probe " + probe->name(), error);
+                ok = false; // the phases still run: the other probes' numbers are not lost
+            } else if (!probe->supported()) {
                 auto d = probe->describe();
                 console_.warning("probe " + probe->name() + " " + d.value("function", ""), d.value("reason", ""));
             }
         const auto rounds = config_.uint("rounds");
-        bool ok = true;
         times.first_phase_start = monotonic_seconds();
         for (uint64_t round = 0; round < rounds; round++)
             for (const auto& phase : phases_)
@@ -354,6 +357,8 @@ private:
                 task_samples.push_back(*tasks);
                 peak_tasks = std::max(peak_tasks, *tasks);
             }
+            for (auto& probe : probes_)
+                probe->sample(); // at the phase's own sampling points
         }
         for (auto& probe : probes_)
             probe->window_end();

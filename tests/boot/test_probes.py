@@ -13,18 +13,27 @@ def probe(r, name, phase):
     return found[0]
 
 
+def phase_record(r, phase):
+    return [p for p in r.records("phase") if p["phase"] == phase][0]
+
+
 def fork_ops(r):
-    return [p for p in r.records("phase") if p["phase"] == "fork"][0]["ops"]
+    return phase_record(r, "fork")["ops"]
 
 
 class Probes(unittest.TestCase):
-    """One boot with every probe on: each reports real counts for the fork phase."""
+    """One boot with every probe on: each reports real counts for the fork phase; the RCU
+    seed's task-storage churn on getpgid in a syscall phase; wake-ups of user tasks only, as
+    the mm_cid seed counted them."""
 
     @classmethod
     def setUpClass(cls):
-        cls.r = bootlib.run(*FORK, "initbench.funclat=kernel_clone", "initbench.funclat.subtract=offcpu",
+        cls.r = bootlib.run("initbench.phases=none,fork,syscall", "initbench.duration=1", "initbench.workers=1",
+                            "initbench.funclat=kernel_clone", "initbench.funclat.subtract=offcpu",
                             "initbench.span=kernel_clone:wake_up_new_task", "initbench.wakeups=1",
-                            "initbench.schedstat=1", "initbench.kthread=rcu_preempt,kworker/*")
+                            "initbench.wakeups.tasks=user", "initbench.schedstat=1",
+                            "initbench.kthread=rcu_preempt,kworker/*", "initbench.syscall.name=getpgid",
+                            "initbench.task_storage_churn.on=__x64_sys_getpgid")
 
     def test_run_complete(self):
         self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr)
@@ -53,14 +62,38 @@ class Probes(unittest.TestCase):
         self.assertGreater(s["avg"], 0)
         self.assertIsNotNone(s["stddev"])
         self.assertGreaterEqual(s["max"], s["min"])
+        # Per-second samples at the phase's own sampling points.
+        samples = s["samples"]
+        self.assertEqual(len(samples["count"]), len(phase_record(self.r, "fork")["samples"]["ops_per_s"]))
+        self.assertEqual(len(samples["avg_ns"]), len(samples["count"]))
+        self.assertLessEqual(sum(samples["count"]), s["count"])
+        self.assertGreaterEqual(sum(samples["count"]), s["count"] - 8)  # spans ended after the last sample
+        self.assertTrue(all(a is None or a > 0 for a in samples["avg_ns"]), samples)
+        self.assertIsNotNone(samples["avg_ns_stddev"])
 
-    def test_wakeups_counts_distinct_tasks(self):
+    def test_wakeups_counts_distinct_user_tasks(self):
         w = probe(self.r, "wakeups", "fork")
-        self.assertEqual(w["mechanism"], "tp_btf/sched_wakeup")
+        self.assertEqual(w["tasks"], "user")
+        self.assertEqual(w["mechanism"], "fentry/try_to_wake_up")
         self.assertGreater(w["wakeups"], 0)
         self.assertGreater(w["threads"], 1)
         self.assertGreaterEqual(w["threads"], w["processes"])
         self.assertGreater(w["mms"], 0)
+        # Only tasks with an mm count: every process counted has one (kernel threads, a
+        # process each, would leave processes well above mms).
+        self.assertLessEqual(w["processes"] - w["mms"], 2, w)
+
+    def test_task_storage_churn_on_each_getpgid(self):
+        t = probe(self.r, "task_storage_churn", "syscall")
+        self.assertTrue(t["supported"], t.get("reason"))
+        self.assertEqual(t["function"], "__x64_sys_getpgid")
+        self.assertEqual(t["mechanism"], "fentry")
+        self.assertGreater(t["created"], 0)
+        self.assertEqual(t["created"], t["deleted"])
+        self.assertEqual(t["failed"], 0)
+        # One op is 1024 calls; the window's edges fall inside a block.
+        calls = phase_record(self.r, "syscall")["ops"] * 1024
+        self.assertAlmostEqual(t["created"], calls, delta=max(3 * 1024, calls * 0.01))
 
     def test_schedstat_deltas(self):
         s = probe(self.r, "schedstat", "fork")
@@ -98,20 +131,35 @@ class ProbeFallbacks(unittest.TestCase):
     def test_kprobe_path_counts_like_fentry(self):
         ratios = {}
         for mode in ("fentry", "kprobe"):
-            r = bootlib.run(*FORK, "initbench.funclat=kernel_clone", f"initbench.attach={mode}")
+            r = bootlib.run(*FORK, "initbench.funclat=kernel_clone", f"initbench.attach={mode}",
+                            "initbench.task_storage_churn.on=kernel_clone")
             self.assertEqual(r.code, 0, r.stdout + r.stderr)
             f = probe(r, "funclat", "fork")
             self.assertTrue(f["supported"], f.get("reason"))
             self.assertEqual(f["mechanism"], {"fentry": "fentry/fexit", "kprobe": "kprobe/kretprobe"}[mode])
             ratios[mode] = f["count"] / fork_ops(r)
+            # Task storage from a kprobe too: 6.1 gives kprobe programs its helpers.
+            t = probe(r, "task_storage_churn", "fork")
+            self.assertEqual(t["mechanism"], mode, t)
+            self.assertEqual(t["created"], t["deleted"])
+            ratios["churn " + mode] = t["created"] / fork_ops(r)
         # Both count every fork of the load (the load counts after its fork returns).
         for mode, ratio in ratios.items():
             self.assertAlmostEqual(ratio, 1.0, delta=0.1, msg=f"{mode}: {ratios}")
 
     def test_missing_function_is_unsupported_and_the_run_completes(self):
-        # task_mm_cid_work does not exist in 6.1 (it came with 6.4's mm_cid).
-        r = bootlib.run(*FORK, "initbench.funclat=task_mm_cid_work,kernel_clone")
-        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        # task_mm_cid_work does not exist in 6.1 (it came with 6.4's mm_cid). Neither does the
+        # churn's function: that one is an error (the churn is the load), yet the phases run.
+        r = bootlib.run(*FORK, "initbench.funclat=task_mm_cid_work,kernel_clone",
+                        "initbench.task_storage_churn.on=ib_no_such_function")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        self.assertEqual(r.records("end")[0]["status"], "error")
+        errors = [e for e in r.records("error") if e["what"] == "probe task_storage_churn"]
+        self.assertEqual(len(errors), 1, r.records("error"))
+        self.assertIn("ib_no_such_function is not a function of this kernel", errors[0]["reason"])
+        churn = probe(r, "task_storage_churn", "fork")
+        self.assertFalse(churn["supported"])
+        self.assertIn("not found", churn["reason"])
         missing = [p for p in r.records("probe")
                    if p.get("function") == "task_mm_cid_work" and p["phase"] == "fork"][0]
         self.assertFalse(missing["supported"])

@@ -1,6 +1,7 @@
 // The probes' parsers of the kernel's own accounting, and the shared histogram percentiles.
 #include "bpf/kthread_probe.h"
 #include "bpf/schedstat_probe.h"
+#include "bpf/span_samples.h"
 #include "common/histogram.h"
 
 #include <gtest/gtest.h>
@@ -81,4 +82,20 @@ TEST(Percentile, FromBuckets) {
     EXPECT_FALSE(percentile({{0, 10, 0}}, 50));
     EXPECT_FALSE(percentile(b, 0));
     EXPECT_FALSE(percentile(b, 101));
+}
+
+// Per-interval counts and averages from running totals; stddev over intervals with spans.
+TEST(SpanSamples, IntervalsFromRunningTotals) {
+    SpanSamples s;
+    s.add(2, 200);  // 2 spans, 100 ns each
+    s.add(2, 200);  // none
+    s.add(6, 1400); // 4 spans, 300 ns each
+    const auto j = s.to_json();
+    EXPECT_EQ(j["count"], nlohmann::json({2, 0, 4}));
+    EXPECT_EQ(j["avg_ns"], nlohmann::json({100.0, nullptr, 300.0}));
+    EXPECT_DOUBLE_EQ(j["avg_ns_stddev"].get<double>(), std::sqrt(20000.0));
+    s.clear();
+    s.add(1, 50);
+    EXPECT_TRUE(s.to_json()["avg_ns_stddev"].is_null());
+    EXPECT_EQ(s.to_json()["count"], nlohmann::json({1}));
 }
