@@ -5,7 +5,10 @@ import gzip
 import struct
 import sys
 
-BUDGET = 1.5 * 1024 * 1024
+# What a lab moves over TFTP and the kernel unpacks at every boot. BusyBox is about 1 MiB
+# of it gzip'd, the init the rest; at 1.5 MiB the probes' and loads' growth ran out of room
+# (1546 KiB), so the budget is 2 MiB until the init is slimmed (-Os, --gc-sections).
+BUDGET = 2 * 1024 * 1024
 
 
 def entries(data):
