@@ -30,12 +30,19 @@ namespace {
 // A load's tasks get this long to set up (15 000 sleepers take seconds under TCG).
 constexpr double kReadyTimeout = 120;
 
-struct PhasePlan {
-    std::string name;               // "none", a load's name, or LOAD-N for a sweep's value N
-    const LoadSpec* load = nullptr; // null for "none"
+struct PhaseLoad {
+    const LoadSpec* load = nullptr;
     LoadParams params;
     unsigned sweep_value = 0; // the value of the load's sweep key; 0 without one
-    std::string unsupported;  // why this kernel cannot run the load
+};
+
+struct PhasePlan {
+    std::string name; // "none", a load's name, LOAD-N for a sweep's value N, or LOAD+LOAD...
+    // Empty for "none"; two or more for a joined phase, started together and measured in
+    // one window.
+    std::vector<PhaseLoad> loads;
+    std::string unsupported; // why this kernel cannot run the load (or one of them)
+    bool joined() const { return loads.size() > 1; }
 };
 
 nlohmann::json metric(double value, std::string unit, std::string agg, std::string better) {
@@ -162,36 +169,62 @@ public:
                 phases_.push_back(std::move(none));
                 continue;
             }
-            const LoadSpec* load = find_load(name);
-            if (!load) {
-                console_.error("phases", "unknown load '" + name + "'", "phases");
+            std::string why;
+            const auto loads = phase_loads(name, why);
+            if (loads.empty()) {
+                console_.error("phases", why, "phases");
                 ok = false;
                 continue;
             }
-            for (unsigned v : sweep_values(*load, config_)) {
-                PhasePlan p{load->sweep.empty() ? name : name + "-" + std::to_string(v), load,
-                            resolve_params(*load, config_, v), v, load->unsupported()};
-                // Workers are forked by the init, outside the cgroup: pids.max cannot stop them.
-                if (options_.tasks_max && p.params.workers > options_.tasks_max) {
-                    console_.error("phase " + p.name,
-                                   std::to_string(p.params.workers) +
-                                       " workers exceed limit.tasks (" +
-                                       std::to_string(options_.tasks_max) + ")",
-                                   "limit.tasks");
-                    ok = false;
-                    continue;
+            if (loads.size() > 1) { // no sweeps: phase_loads() refused them
+                PhasePlan p;
+                p.name = name;
+                for (const LoadSpec* load : loads) {
+                    p.loads.push_back({load, resolve_params(*load, config_, 0), 0});
+                    if (auto no = load->unsupported(); !no.empty() && p.unsupported.empty())
+                        p.unsupported = std::string(load->name) + ": " + no;
                 }
-                const uint64_t tasks = load->tasks(p.params);
-                if (options_.tasks_max && tasks > options_.tasks_max)
-                    console_.warning("phase " + p.name,
-                                     "the load wants " + std::to_string(tasks) +
-                                         " tasks at once but limit.tasks is " +
-                                         std::to_string(options_.tasks_max) +
-                                         ": task creations will fail at the limit");
-                phases_.push_back(std::move(p));
+                if (within_task_limit(p))
+                    phases_.push_back(std::move(p));
+                else
+                    ok = false;
+                continue;
+            }
+            const LoadSpec* load = loads.front();
+            for (unsigned v : sweep_values(*load, config_)) {
+                PhasePlan p{load->sweep.empty() ? name : name + "-" + std::to_string(v),
+                            {{load, resolve_params(*load, config_, v), v}}, load->unsupported()};
+                if (within_task_limit(p))
+                    phases_.push_back(std::move(p));
+                else
+                    ok = false;
             }
         }
         return ok;
+    }
+
+    // Each load's cgroup has its own pids.max: each load is checked against it.
+    bool within_task_limit(const PhasePlan& p) {
+        for (const auto& part : p.loads) {
+            const std::string who = p.joined() ? std::string(part.load->name) + ": " : "";
+            // Workers are forked by the init, outside the cgroup: pids.max cannot stop them.
+            if (options_.tasks_max && part.params.workers > options_.tasks_max) {
+                console_.error("phase " + p.name,
+                               who + std::to_string(part.params.workers) +
+                                   " workers exceed limit.tasks (" +
+                                   std::to_string(options_.tasks_max) + ")",
+                               "limit.tasks");
+                return false;
+            }
+            const uint64_t tasks = part.load->tasks(part.params);
+            if (options_.tasks_max && tasks > options_.tasks_max)
+                console_.warning("phase " + p.name,
+                                 who + "the load wants " + std::to_string(tasks) +
+                                     " tasks at once but limit.tasks is " +
+                                     std::to_string(options_.tasks_max) +
+                                     ": task creations will fail at the limit");
+        }
+        return true;
     }
 
     bool run(ExperimentTimes& times) {
@@ -284,8 +317,13 @@ private:
         const double duration = config_.seconds("duration");
         const double warmup = config_.seconds("warmup");
         nlohmann::json rec{{"type", "phase"}, {"phase", phase.name}, {"round", round}};
-        if (phase.load)
-            rec["load"] = load_json(phase);
+        if (phase.joined()) {
+            rec["loads"] = nlohmann::json::array();
+            for (const auto& part : phase.loads)
+                rec["loads"].push_back(load_json(part));
+        } else if (!phase.loads.empty()) {
+            rec["load"] = load_json(phase.loads.front());
+        }
         if (!phase.unsupported.empty()) {
             rec["supported"] = false;
             rec["reason"] = phase.unsupported;
@@ -297,33 +335,47 @@ private:
         // Idle and unmeasured before the phase, as the mm_cid experiment left 30 s between
         // its loads: what the last phase stirred up (deferred work, RCU callbacks) settles.
         if (const double rest = config_.seconds("rest"); rest > 0) {
-            group_ = nullptr;
+            groups_.clear();
             wait_until(monotonic_seconds() + rest);
             rec["rest_s"] = rest;
         }
 
         for (auto& probe : probes_)
             probe->before_load();
-        std::unique_ptr<LoadGroup> group;
-        if (phase.load) {
+        // One group (and cgroup) per load; a joined phase starts them all, then waits until
+        // every one is ready, so that one window measures them together.
+        std::vector<std::unique_ptr<LoadGroup>> groups;
+        uint64_t memory_mb = 0;
+        if (!phase.loads.empty()) {
             LoadOptions options = options_;
+            // Taken once: each load's cgroup gets the same memory.max.
             options.memory_max = memory_limit();
-            const uint64_t tasks = phase.load->tasks(phase.params);
-            if (auto raised = make_room_for_tasks(std::min(tasks, options.tasks_max));
-                !raised.empty())
+            memory_mb = options.memory_max >> 20;
+            uint64_t tasks = 0;
+            for (const auto& part : phase.loads)
+                tasks += std::min(part.load->tasks(part.params), options.tasks_max);
+            if (auto raised = make_room_for_tasks(tasks); !raised.empty())
                 rec["kernel_limits_raised"] = raised;
-            rec["limits"] = {{"tasks", options.tasks_max}, {"memory_mb", options.memory_max >> 20}};
+            rec["limits"] = {{"tasks", options.tasks_max}, {"memory_mb", memory_mb}};
             const double t_start = monotonic_seconds();
-            auto started = LoadGroup::start(*phase.load, phase.params, options);
-            if (!started) {
-                console_.error("phase " + phase.name, started.error().message());
-                return false;
+            for (const auto& part : phase.loads) {
+                auto started = LoadGroup::start(*part.load, part.params, options);
+                if (!started) {
+                    const std::string who = phase.joined() ? std::string(part.load->name) + ": " : "";
+                    console_.error("phase " + phase.name, who + started.error().message());
+                    for (auto& g : groups) // the loads that did start
+                        g->stop();
+                    return false;
+                }
+                groups.push_back(std::move(started.value()));
+                for (const auto& note : groups.back()->notes())
+                    console_.warning("phase " + phase.name, note);
             }
-            group = std::move(started.value());
-            for (const auto& note : group->notes())
-                console_.warning("phase " + phase.name, note);
             std::vector<WorkerExit> exits;
-            if (!group->wait_ready(t_start + kReadyTimeout, exits))
+            bool ready = true;
+            for (auto& g : groups)
+                ready = g->wait_ready(t_start + kReadyTimeout, exits) && ready;
+            if (!ready)
                 console_.warning("phase " + phase.name, "not every worker was ready after " +
                                                             std::to_string(int(kReadyTimeout)) +
                                                             " s: measuring what runs");
@@ -331,29 +383,47 @@ private:
                 early_exits_.push_back({{"pid", e.pid}, {"how", describe_exit(e.status)}});
             rec["startup_s"] = monotonic_seconds() - t_start;
         }
-        group_ = group.get();
+        groups_.clear();
+        for (auto& g : groups)
+            groups_.push_back(g.get());
         const double churn = config_.seconds("churn");
-        churn_next_ = group && churn > 0 ? monotonic_seconds() + churn : HUGE_VAL;
+        churn_next_ = !groups.empty() && churn > 0 ? monotonic_seconds() + churn : HUGE_VAL;
         wait_until(monotonic_seconds() + warmup);
 
         for (auto& probe : probes_)
             probe->phase_begin();
         const double interval = duration <= 2 ? duration / 4 : 1.0;
-        const Snapshot s0 = snapshot(group_);
+        // The first load's snapshot times the window for all (the rest are read right after).
+        std::vector<Snapshot> g0;
+        for (auto* g : groups_)
+            g0.push_back(snapshot(g));
+        const Snapshot s0 = g0.empty() ? snapshot(nullptr) : g0.front();
         if (background_)
             background_->window("window_open", phase.name, round);
-        nlohmann::json samples = nlohmann::json::array(), task_samples = nlohmann::json::array();
-        uint64_t last_ops = s0.ops, peak_tasks = 0;
+        std::vector<nlohmann::json> samples(std::max<size_t>(groups.size(), 1), nlohmann::json::array());
+        nlohmann::json task_samples = nlohmann::json::array();
+        std::vector<uint64_t> last_ops;
+        for (const auto& s : g0)
+            last_ops.push_back(s.ops);
+        uint64_t peak_tasks = 0;
         double last_t = s0.t;
         for (double next = s0.t + interval; next < s0.t + duration + interval / 2;
              next += interval) {
             wait_until(std::min(next, s0.t + duration));
             const double now = monotonic_seconds();
-            const uint64_t ops = group ? group->total_ops() : 0;
-            samples.push_back(double(ops - last_ops) / std::max(now - last_t, 1e-9));
-            last_ops = ops;
+            const double dt = std::max(now - last_t, 1e-9);
+            if (groups.empty())
+                samples[0].push_back(0.0);
+            std::optional<uint64_t> tasks;
+            for (size_t i = 0; i < groups.size(); i++) {
+                const uint64_t ops = groups[i]->total_ops();
+                samples[i].push_back(double(ops - last_ops[i]) / dt);
+                last_ops[i] = ops;
+                if (auto n = groups[i]->cgroup_tasks())
+                    tasks = tasks.value_or(0) + *n; // every load's tasks, as one phase's
+            }
             last_t = now;
-            if (auto tasks = group ? group->cgroup_tasks() : std::nullopt) {
+            if (tasks) {
                 task_samples.push_back(*tasks);
                 peak_tasks = std::max(peak_tasks, *tasks);
             }
@@ -362,16 +432,30 @@ private:
         }
         for (auto& probe : probes_)
             probe->window_end();
-        const Snapshot s1 = snapshot(group_);
+        std::vector<Snapshot> g1;
+        for (auto* g : groups_)
+            g1.push_back(snapshot(g));
+        const Snapshot s1 = g1.empty() ? snapshot(nullptr) : g1.front();
         if (background_) {
             // Its answer comes while the load still runs, as the one to window_open did.
             background_->window("window_close", phase.name, round);
             background_->await_answer();
         }
         const double elapsed = s1.t - s0.t;
-        const StopReport stopped = group ? group->stop() : StopReport{};
+        std::vector<StopReport> stopped;
+        CpuTime earlier{};
+        for (auto& g : groups) {
+            StopReport r = g->stop();
+            // getrusage counts every child reaped since the group started, the earlier
+            // groups' among them: take theirs off (used without a cgroup only).
+            r.cpu.user_s -= earlier.user_s;
+            r.cpu.sys_s -= earlier.sys_s;
+            earlier.user_s += r.cpu.user_s;
+            earlier.sys_s += r.cpu.sys_s;
+            stopped.push_back(r);
+        }
         const unsigned leftover = count_user_tasks(background_ ? background_->group() : 0);
-        group_ = nullptr;
+        groups_.clear();
         nlohmann::json probe_results = nlohmann::json::array();
         for (auto& probe : probes_)
             probe_results.push_back(probe->phase_end());
@@ -383,9 +467,35 @@ private:
         if (leftover)
             console_.warning("phase " + phase.name,
                              std::to_string(leftover) + " tasks are left after the phase's stop");
-        if (group) {
-            add_load_results(rec, phase, *group, s0, s1, stopped);
-            rec["samples"] = {{"interval_s", interval}, {"ops_per_s", samples}};
+        if (!phase.joined() && !groups.empty()) {
+            add_load_results(rec, phase.name, phase.loads.front(), *groups.front(), g0.front(),
+                             g1.front(), stopped.front(), elapsed, memory_mb);
+            rec["samples"] = {{"interval_s", interval}, {"ops_per_s", samples.front()}};
+        } else if (phase.joined()) {
+            // Each load's numbers in "loads"; its metrics also at the top as LOAD.METRIC, where
+            // compare and the summary find every metric of a phase.
+            rec["metrics"] = nlohmann::json::object();
+            rec["samples"] = {{"interval_s", interval}};
+            rec["tasks"]["reaped"] = 0;
+            rec["tasks"]["running_after_stop"] = 0;
+            double stop_s = 0;
+            for (size_t i = 0; i < groups.size(); i++) {
+                auto& entry = rec["loads"][i];
+                entry["tasks"] = nlohmann::json::object();
+                add_load_results(entry, phase.name, phase.loads[i], *groups[i], g0[i], g1[i],
+                                 stopped[i], elapsed, memory_mb);
+                const std::string name(phase.loads[i].load->name);
+                for (const auto& [metric_name, m] : entry["metrics"].items())
+                    rec["metrics"][name + "." + metric_name] = m;
+                rec["samples"][name + ".ops_per_s"] = samples[i];
+                rec["tasks"]["reaped"] = rec["tasks"]["reaped"].get<unsigned>() + stopped[i].reaped;
+                rec["tasks"]["running_after_stop"] =
+                    rec["tasks"]["running_after_stop"].get<unsigned>() + stopped[i].left;
+                stop_s += stopped[i].seconds;
+            }
+            rec["stop_s"] = stop_s;
+        }
+        if (!groups.empty()) {
             if (!task_samples.empty()) {
                 rec["samples"]["tasks"] = task_samples;
                 rec["tasks"]["peak_sampled"] = peak_tasks;
@@ -411,13 +521,13 @@ private:
         return true;
     }
 
-    nlohmann::json load_json(const PhasePlan& phase) const {
-        nlohmann::json j{{"name", phase.load->name},
-                         {"op_unit", phase.load->op_unit},
-                         {"params", params_json(phase.params)}};
-        if (phase.sweep_value) // "tcp.clients" -> "clients": 4
-            j[std::string(phase.load->sweep.substr(phase.load->sweep.find('.') + 1))] =
-                phase.sweep_value;
+    nlohmann::json load_json(const PhaseLoad& part) const {
+        nlohmann::json j{{"name", part.load->name},
+                         {"op_unit", part.load->op_unit},
+                         {"params", params_json(part.params)}};
+        if (part.sweep_value) // "tcp.clients" -> "clients": 4
+            j[std::string(part.load->sweep.substr(part.load->sweep.find('.') + 1))] =
+                part.sweep_value;
         if (!options_.cpus.empty())
             j["cpus"] = options_.cpus;
         if (options_.nice)
@@ -425,11 +535,15 @@ private:
         return j;
     }
 
-    void add_load_results(nlohmann::json& rec, const PhasePlan& phase, const LoadGroup& group,
-                          const Snapshot& s0, const Snapshot& s1, const StopReport& stopped) {
-        const double elapsed = std::max(s1.t - s0.t, 1e-9);
+    // One load's numbers over the window, into `rec`: the phase record for a single load,
+    // or the load's entry in "loads".
+    void add_load_results(nlohmann::json& rec, const std::string& phase_name,
+                          const PhaseLoad& part, const LoadGroup& group, const Snapshot& s0,
+                          const Snapshot& s1, const StopReport& stopped, double window_s,
+                          uint64_t memory_mb) {
+        const double elapsed = std::max(window_s, 1e-9);
         const uint64_t ops = s1.ops - s0.ops;
-        const std::string unit = std::string(phase.load->op_unit) + "/s";
+        const std::string unit = std::string(part.load->op_unit) + "/s";
         std::vector<uint64_t> per_worker;
         for (size_t i = 0; i < s1.per_worker.size(); i++)
             per_worker.push_back(s1.per_worker[i] - s0.per_worker[i]);
@@ -438,10 +552,10 @@ private:
         rec["metrics"] = {
             {"ops_per_s", metric(double(ops) / elapsed, unit, "hmean", "higher")},
             {"ops_per_s_per_worker",
-             metric(double(ops) / elapsed / phase.params.workers, unit, "hmean", "higher")}};
-        if (phase.load->bytes_per_op)
+             metric(double(ops) / elapsed / part.params.workers, unit, "hmean", "higher")}};
+        if (part.load->bytes_per_op)
             rec["metrics"]["mb_per_s"] =
-                metric(double(ops * phase.load->bytes_per_op(phase.params)) / elapsed / 1e6, "MB/s",
+                metric(double(ops * part.load->bytes_per_op(part.params)) / elapsed / 1e6, "MB/s",
                        "hmean", "higher");
         // The window's CPU time from the cgroup; without one, start to stop by getrusage.
         if (s0.cpu && s1.cpu)
@@ -463,16 +577,16 @@ private:
                            {"task_limit_hits", or_null(s1.limit_hits)},
                            {"oom_kills", or_null(s1.oom_kills)}};
         if (s1.failures)
-            console_.warning("phase " + phase.name, "the kernel refused " +
+            console_.warning("phase " + phase_name, "the kernel refused " +
                                                         std::to_string(s1.failures) +
                                                         " task creations (limit.tasks " +
                                                         std::to_string(options_.tasks_max) + ")");
         if (s1.oom_kills.value_or(0))
-            console_.warning("phase " + phase.name,
+            console_.warning("phase " + phase_name,
                              std::to_string(*s1.oom_kills) +
                                  " tasks of the load were killed at its memory "
                                  "limit (limit.memory_mb " +
-                                 std::to_string(rec["limits"]["memory_mb"].get<uint64_t>()) + ")");
+                                 std::to_string(memory_mb) + ")");
         if (config_.seconds("churn") > 0)
             rec["churn"] = {{"period_s", config_.seconds("churn")}, {"respawns", group.respawns()}};
     }
@@ -484,13 +598,13 @@ private:
         sigset_t all;
         sigfillset(&all);
         for (double now = monotonic_seconds(); now < until; now = monotonic_seconds()) {
-            if (group_ && now >= churn_next_) {
-                if (Status s = group_->respawn(); !s) {
-                    console_.error("phase " + phase_name_, "churn: " + s.error().message());
-                    churn_next_ = HUGE_VAL;
-                } else {
-                    churn_next_ = monotonic_seconds() + config_.seconds("churn");
-                }
+            if (!groups_.empty() && now >= churn_next_) {
+                churn_next_ = monotonic_seconds() + config_.seconds("churn");
+                for (auto* g : groups_)
+                    if (Status s = g->respawn(); !s) {
+                        console_.error("phase " + phase_name_, "churn: " + s.error().message());
+                        churn_next_ = HUGE_VAL;
+                    }
                 continue;
             }
             const double left = std::min(until, churn_next_) - now;
@@ -498,9 +612,10 @@ private:
                         static_cast<long>((left - std::floor(left)) * 1e9)};
             siginfo_t info;
             int sig = ::sigtimedwait(&all, &info, &ts);
-            if (sig == SIGCHLD && group_)
-                for (const auto& e : group_->collect_early_exits())
-                    early_exits_.push_back({{"pid", e.pid}, {"how", describe_exit(e.status)}});
+            if (sig == SIGCHLD)
+                for (auto* g : groups_)
+                    for (const auto& e : g->collect_early_exits())
+                        early_exits_.push_back({{"pid", e.pid}, {"how", describe_exit(e.status)}});
         }
     }
 
@@ -509,9 +624,15 @@ private:
         auto it = std::find_if(summary_.begin(), summary_.end(),
                                [&](const nlohmann::json& s) { return s["phase"] == phase.name; });
         if (it == summary_.end()) {
-            summary_.push_back({{"phase", phase.name},
-                                {"load", rec["load"]},
-                                {"metrics", nlohmann::json::object()}});
+            nlohmann::json s{{"phase", phase.name}, {"metrics", nlohmann::json::object()}};
+            if (phase.joined()) {
+                s["loads"] = nlohmann::json::array();
+                for (const auto& part : phase.loads)
+                    s["loads"].push_back(load_json(part));
+            } else {
+                s["load"] = rec["load"];
+            }
+            summary_.push_back(std::move(s));
             it = summary_.end() - 1;
         }
         for (const auto& [name, m] : rec["metrics"].items()) {
@@ -542,8 +663,8 @@ private:
     std::vector<PhasePlan> phases_;
     std::vector<std::unique_ptr<Probe>> probes_;
     LoadOptions options_;
-    // The phase that runs now, for wait_until().
-    LoadGroup* group_ = nullptr;
+    // The loads of the phase that runs now, for wait_until().
+    std::vector<LoadGroup*> groups_;
     std::string phase_name_;
     double churn_next_ = HUGE_VAL;
     Background* background_ = nullptr;

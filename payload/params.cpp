@@ -3,6 +3,7 @@
 #include "common/config.h"
 #include "payload/load.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace initbench {
@@ -29,6 +30,36 @@ LoadParams resolve_params(const LoadSpec& spec, const Config& config, unsigned s
     if (spec.configure)
         spec.configure(config, p);
     return p;
+}
+
+std::vector<const LoadSpec*> phase_loads(std::string_view name, std::string& why) {
+    std::vector<const LoadSpec*> loads;
+    const bool joined = name.find('+') != std::string_view::npos;
+    for (size_t at = 0;;) {
+        const size_t plus = std::min(name.find('+', at), name.size());
+        const std::string part(name.substr(at, plus - at));
+        const LoadSpec* load = find_load(part);
+        const std::string in = joined ? " in '" + std::string(name) + "'" : "";
+        if (!load) {
+            why = "unknown load '" + part + "'" + in;
+            return {};
+        }
+        // Each part's metrics are named after it: one load twice would give one name two values.
+        if (std::find(loads.begin(), loads.end(), load) != loads.end()) {
+            why = "load '" + part + "' twice" + in;
+            return {};
+        }
+        // A swept load makes one phase per value: it runs in a phase of its own.
+        if (joined && !load->sweep.empty()) {
+            why = "load '" + part + "'" + in + " has a sweep key (" + std::string(load->sweep) +
+                  "): it runs in a phase of its own";
+            return {};
+        }
+        loads.push_back(load);
+        if (plus == name.size())
+            return loads;
+        at = plus + 1;
+    }
 }
 
 nlohmann::json params_json(const LoadParams& p) {

@@ -292,8 +292,9 @@ class LoadModes(BootTest):
     """The seeds' load semantics, under the instruction-counting clock (guest time is work
     done, so a share of CPU time is exact): a cpu worker spinning 80 % of each slice
     (stress-ng --cpu-load 80), sleepers that are processes, and a getpgid loop, each checked
-    by the kernel's own accounting."""
-    PARAMS = ("initbench.phases=cpu,sleep,syscall", "initbench.duration=2", "initbench.workers=1",
+    by the kernel's own accounting; then the sleepers and the loop together in one window
+    (the RCU Tasks Trace seed's shape)."""
+    PARAMS = ("initbench.phases=cpu,sleep,syscall,sleep+syscall", "initbench.duration=2", "initbench.workers=1",
               "initbench.cpu.load=80", "initbench.sleep.mode=process", "initbench.sleep.tasks=200",
               "initbench.sleep.interval=0.05", "initbench.syscall.name=getpgid", "initbench.wakeups=1",
               "initbench.funclat=__x64_sys_getpgid", "nokaslr", "norandmaps")
@@ -335,6 +336,41 @@ class LoadModes(BootTest):
         calls = self.probe("funclat", "syscall")
         self.assertTrue(calls["supported"], calls.get("reason"))
         # Each operation is 1024 calls; the probe counts the kernel's entries into getpgid.
+        self.assertAlmostEqual(calls["count"] / 1024, syscall["ops"], delta=2 + 0.01 * syscall["ops"])
+
+    def test_two_loads_in_one_window(self):
+        both = self.phase("sleep+syscall")
+        self.assertNotIn("load", both)
+        self.assertEqual([load["name"] for load in both["loads"]], ["sleep", "syscall"])
+        window = both["duration_s"]
+        self.assertAlmostEqual(window, 2.0, delta=0.1)
+        for load in both["loads"]:
+            with self.subTest(load=load["name"]):
+                self.assertGreater(load["ops"], 0)
+                rate = load["metrics"]["ops_per_s"]
+                self.assertEqual((rate["unit"], rate["agg"], rate["better"]),
+                                 (load["op_unit"] + "/s", "hmean", "higher"))
+                # The phase's one window times every load's rate.
+                self.assertAlmostEqual(rate["value"], load["ops"] / window, delta=1e-6 * rate["value"])
+                # At the top too, named after the load: compare pairs each load's rate.
+                self.assertEqual(both["metrics"][load["name"] + ".ops_per_s"], rate)
+                self.assertEqual(len(both["samples"][load["name"] + ".ops_per_s"]), 4)
+                self.assertIn("cgroup", load["cpu"]["source"])
+                self.assertGreater(load["cpu"]["user_s"] + load["cpu"]["sys_s"], 0)
+                self.assertEqual(load["tasks"]["running_after_stop"], 0)
+                self.assertGreaterEqual(load["tasks"]["reaped"], load["params"]["workers"])
+        sleep, syscall = both["loads"]
+        self.assertNotEqual(sleep["cgroup"], syscall["cgroup"])
+        self.assertEqual(sleep["params"]["mode"], "process")
+        # One CPU: the two loads' CPU time together fits in the window.
+        used = sum(load["cpu"]["user_s"] + load["cpu"]["sys_s"] for load in both["loads"])
+        self.assertLessEqual(used, window * 1.05)
+        # Sampled together: 200 sleepers and their worker, and the loop.
+        self.assertEqual(both["tasks"]["peak_sampled"], 200 + 1 + 1)
+        self.assertEqual(both["tasks"]["leftover"], 0)
+        # The probes measured the phase over every load's tasks.
+        self.assertGreaterEqual(self.probe("wakeups", "sleep+syscall")["processes"], 200)
+        calls = self.probe("funclat", "sleep+syscall")
         self.assertAlmostEqual(calls["count"] / 1024, syscall["ops"], delta=2 + 0.01 * syscall["ops"])
 
 

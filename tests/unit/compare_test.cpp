@@ -284,6 +284,45 @@ TEST(Extract, UnsupportedProbeAndUnmeasuredMetricGiveNoSamples) {
 
 // ---- comparing ---------------------------------------------------------------------------
 
+// A joined phase (phases=sleep+syscall) as the init writes it: each load's metrics at the top
+// as LOAD.METRIC (and again, unprefixed, in its "loads" entry).
+json joined_phase(int round, double sleep_rate, double syscall_rate) {
+    auto rate = [](double v, const char* unit) {
+        return json{{"value", v}, {"unit", unit}, {"agg", "hmean"}, {"better", "higher"}};
+    };
+    return {{"type", "phase"},
+            {"phase", "sleep+syscall"},
+            {"round", round},
+            {"loads",
+             {{{"name", "sleep"}, {"metrics", {{"ops_per_s", rate(sleep_rate, "wake-up/s")}}}},
+              {{"name", "syscall"}, {"metrics", {{"ops_per_s", rate(syscall_rate, "call/s")}}}}}},
+            {"metrics",
+             {{"sleep.ops_per_s", rate(sleep_rate, "wake-up/s")},
+              {"syscall.ops_per_s", rate(syscall_rate, "call/s")}}}};
+}
+
+TEST(Compare, JoinedPhasePairsEachLoadsMetric) {
+    Spec a = with_rates({}, "a"), b = with_rates({}, "b");
+    for (int r = 0; r < 5; r++) {
+        a.extra_records.push_back(joined_phase(r, 4000 * kJitter[r], 100 * kJitter[r]));
+        // The sleepers keep their rate; the syscall loop beside them loses 30 %.
+        b.extra_records.push_back(joined_phase(r, 4000 * kJitter[r], 70 * kJitter[r]));
+    }
+    Report rep = compare_rounds(a, b);
+    const MetricRow* sleep = row(rep, "sleep+syscall/sleep.ops_per_s");
+    const MetricRow* syscall = row(rep, "sleep+syscall/syscall.ops_per_s");
+    ASSERT_TRUE(sleep && syscall);
+    EXPECT_EQ(sleep->unit, "wake-up/s");
+    EXPECT_EQ(syscall->unit, "call/s");
+    ASSERT_EQ(sleep->changes.size(), 1u);
+    ASSERT_EQ(syscall->changes.size(), 1u);
+    EXPECT_FALSE(sleep->changes[0].significant);
+    EXPECT_TRUE(syscall->changes[0].significant);
+    EXPECT_EQ(syscall->changes[0].kind, ChangeKind::worse);
+    EXPECT_NEAR(*syscall->changes[0].pct, -30, 0.01);
+}
+
+
 TEST(Compare, SameKernelFiveRoundsIsNotFlagged) {
     // Two runs of one kernel differing by 1.5 %: well inside the default minimum effect.
     Report r = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(197), "b"));

@@ -2,6 +2,7 @@
 // the parameters a phase resolves from the configuration, and every load run briefly in
 // its own process group (no cgroup), then stopped with nothing left behind.
 #include "common/config.h"
+#include "init/experiment.h"
 #include "init/load_group.h"
 #include "payload/load.h"
 
@@ -105,6 +106,31 @@ TEST(LoadRegistry, EveryLoadDescribesItself) {
     }
     EXPECT_EQ(names, (std::set<std::string_view>{"cpu", "fork", "thread", "pipe", "tcp", "sleep", "syscall"}));
     EXPECT_EQ(find_load("bogus"), nullptr);
+}
+
+TEST(PhaseLoads, OneLoadOrLoadsJoinedByPlus) {
+    std::string why;
+    EXPECT_EQ(phase_loads("fork", why), (std::vector<const LoadSpec*>{find_load("fork")}));
+    EXPECT_EQ(phase_loads("sleep+syscall", why),
+              (std::vector<const LoadSpec*>{find_load("sleep"), find_load("syscall")}));
+    EXPECT_EQ(phase_loads("fork+thread+cpu", why).size(), 3u);
+    EXPECT_EQ(why, "");
+}
+
+TEST(PhaseLoads, RefusalsNameThePart) {
+    auto refused = [](std::string_view name) {
+        std::string why;
+        EXPECT_TRUE(phase_loads(name, why).empty()) << name;
+        return why;
+    };
+    EXPECT_EQ(refused("bogus"), "unknown load 'bogus'");
+    EXPECT_EQ(refused("sleep+bogus"), "unknown load 'bogus' in 'sleep+bogus'");
+    EXPECT_EQ(refused("sleep+"), "unknown load '' in 'sleep+'");
+    EXPECT_EQ(refused("none+fork"), "unknown load 'none' in 'none+fork'");
+    EXPECT_EQ(refused("fork+fork"), "load 'fork' twice in 'fork+fork'");
+    EXPECT_EQ(refused("tcp+sleep"), "load 'tcp' in 'tcp+sleep' has a sweep key (tcp.clients): it "
+                                    "runs in a phase of its own");
+    EXPECT_NE(refused("sleep+pipe").find("pipe.groups"), std::string::npos);
 }
 
 // The kernel's own list of online CPUs ("0-1,4"), not the code under test's sysconf().
