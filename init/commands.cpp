@@ -339,7 +339,10 @@ bool run_module(const Plan& plan, const std::string& path, const std::string& pa
                 Console& console) {
     auto file = open_fd(path, O_RDONLY);
     if (!file) {
-        console.error("module", file.error().message(), "module");
+        std::string why = file.error().message();
+        if (path.rfind("/payload/", 0) == 0 && ::access(path.c_str(), F_OK) != 0)
+            why += ": it is not in the image (initbench pack --add FILE.ko:" + path + ")";
+        console.error("module", why, "module");
         return false;
     }
     const std::vector<std::string> before = loaded_modules();

@@ -13,6 +13,7 @@ import unittest
 from pathlib import Path
 
 import bootlib
+from test_boot import assert_clean_end
 
 MODULE_BUILD = bootlib.SOURCE / "tests/module/build.sh"
 
@@ -234,6 +235,46 @@ class ModulePayload(unittest.TestCase):
         self.assertAlmostEqual(sum(tc["per_cpu_mean"]), tc["mean"], delta=1e-6 * tc["mean"])
         for entry in self.cmd["counters"]:
             check_counter_entry(self, entry)
+
+
+class PageFragProfileWithoutModule(unittest.TestCase):
+    """`initbench.profile=page_frag` on the base image, which has no page_frag_test.ko: one
+    error record that names the module's path, then the end record and a clean power-off.
+    --cpus 1 wins over the profile's 18-CPU machine (one short boot), and the results say so."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.r = bootlib.run("initbench.profile=page_frag", extra_args=["--cpus", "1"])
+
+    def test_exit_code_and_clean_end(self):
+        self.assertEqual(self.r.code, 1, self.r.stdout + self.r.stderr + self.r.log[-3000:])
+        assert_clean_end(self, self.r)
+        kinds = [e["kind"] for e in self.r.doc["log"]["kernel_events"]]
+        self.assertNotIn("panic", kinds)
+        self.assertNotIn("kill_init", kinds)
+
+    def test_error_names_the_missing_module(self):
+        errors = self.r.records("error")
+        self.assertEqual(len(errors), 1, errors)
+        self.assertEqual(errors[0]["what"], "module")
+        self.assertIn("/payload/page_frag_test.ko", errors[0]["reason"])
+        self.assertIn("No such file", errors[0]["reason"])
+        self.assertIn("initbench pack --add FILE.ko:/payload/page_frag_test.ko", errors[0]["reason"])
+        self.assertEqual(self.r.records("command"), [], "nothing was loaded, so nothing was counted")
+        self.assertEqual(self.r.records("phase"), [], "a module experiment runs no phases")
+
+    def test_the_profile_is_in_effect(self):
+        config = self.r.one("header")["config"]
+        self.assertEqual(config["values"]["module"], "/payload/page_frag_test.ko")
+        self.assertEqual(config["values"]["repeat"], 200)
+        self.assertEqual(config["sources"]["module.params"], "profile:page_frag")
+
+    def test_the_machine_is_the_command_lines(self):
+        machine = self.r.doc["host"]["machine"]
+        self.assertEqual((machine["cpus"], machine["cpus_source"]), (1, "--cpus"))
+        warnings = [w for w in self.r.records("warning") if w.get("what") == "machine"]
+        self.assertEqual(len(warnings), 1, "the guest says it is not the profile's 18-CPU machine")
+        self.assertIn("18 CPUs (profile:page_frag); this one has 1", warnings[0]["reason"])
 
 
 if __name__ == "__main__":

@@ -210,6 +210,21 @@ TEST(Profiles, MmCid) {
     EXPECT_EQ(r.config.seconds("duration"), 2.0);
 }
 
+TEST(Profiles, PageFrag) {
+    ConfigResult r = parse_config("initbench.profile=page_frag", shipped_profile);
+    ASSERT_TRUE(r.ok()) << r.errors[0].describe();
+    // perf stat -r 200 insmod ./page_frag_test.ko test_push_cpu=16 test_pop_cpu=17 ...
+    EXPECT_EQ(r.config.str("module"), "/payload/page_frag_test.ko");
+    EXPECT_EQ(r.config.str("module.params"),
+              "test_push_cpu=16 test_pop_cpu=17 test_alloc_len=12 nr_test=51200000");
+    EXPECT_EQ(r.config.str("cmd"), ""); // one finit_module per repeat, not BusyBox's insmod
+    EXPECT_EQ(r.config.uint("repeat"), 200u);
+    EXPECT_EQ(r.config.list("perf"), std::vector<std::string>{"default"});
+    EXPECT_EQ(r.config.str("pin"), ""); // the module binds its own kthreads
+    // Its kthreads are bound to CPUs 16 and 17: the machine needs 18.
+    EXPECT_GE(r.config.uint("machine.cpus"), 18u);
+}
+
 TEST(Profiles, SisTbench) {
     ConfigResult r = parse_config("initbench.profile=sis_tbench", shipped_profile);
     ASSERT_TRUE(r.ok()) << r.errors[0].describe();
