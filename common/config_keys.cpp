@@ -132,6 +132,9 @@ std::span<const KeySpec> config_keys() {
                     "sleep load: each task's sleep per loop"),
         enum_key("sleep.mode", "thread", {"thread", "process"},
                  "sleep load: the sleepers are threads of the workers, or processes of their own"),
+        enum_key("sleep.syscall", "none", {"none", "getppid", "getpgid", "getpid", "getuid", "gettid"},
+                 "sleep load: a system call each sleeper makes when it wakes (the RCU Tasks Trace seed's "
+                 "getpgid)"),
         uint_key("cpu.load", "100", 1, 100,
                  "cpu load: percent of each 10 ms slice a worker spins, sleeping the rest "
                  "(stress-ng --cpu-load)"),

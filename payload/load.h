@@ -31,8 +31,8 @@ struct LoadParams {
     double interval_s = 0; // sleep: how long each sleeper sleeps per loop
     bool sleeper_processes = false; // sleep: the sleepers are processes, not threads
     unsigned busy_pct = 0; // cpu: the share of each slice a worker spins (100: always)
-    long syscall_nr = 0;   // syscall: the system call the loop makes
-    std::string_view syscall_name; // ... and its name
+    long syscall_nr = 0;   // syscall: the system call the loop makes; sleep: after each wake-up (-1: none)
+    std::string syscall_name; // ... and its name
 };
 
 // One worker's counters, in memory shared by all the worker's tasks and the framework.
@@ -71,6 +71,8 @@ const std::vector<const LoadSpec*>& load_registry();
 const LoadSpec* find_load(std::string_view name);
 
 unsigned online_cpus();
+// The number of a system call the loads may make (syscall.name, sleep.syscall), or -1.
+long syscall_number(std::string_view name);
 std::string always_supported();
 uint64_t one_task_per_worker(const LoadParams& p);
 

@@ -82,7 +82,7 @@ nlohmann::json params_json(const LoadParams& p) {
         j["mode"] = p.sleeper_processes ? "process" : "thread";
     if (p.busy_pct)
         j["cpu_load_pct"] = p.busy_pct;
-    if (!p.syscall_name.empty())
+    if (!p.syscall_name.empty() && p.syscall_name != "none")
         j["syscall"] = p.syscall_name;
     return j;
 }

@@ -9,6 +9,7 @@
 #include <new>
 #include <ctime>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace initbench {
@@ -32,8 +33,11 @@ void* sleeper(void* arg) {
     timespec ts = to_timespec(me.first_s);
     ::clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);
     ts = to_timespec(me.ctx->params->interval_s);
+    const long nr = me.ctx->params->syscall_nr;
     for (;;) {
         ::clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);
+        if (nr >= 0) // the RCU Tasks Trace seed: each sleeper calls getpgid() when it wakes
+            ::syscall(nr, 0);
         me.ctx->count();
     }
 }
@@ -90,6 +94,8 @@ void sleep_configure(const Config& config, LoadParams& p) {
     p.sleepers = config.uint("sleep.tasks");
     p.interval_s = config.seconds("sleep.interval");
     p.sleeper_processes = config.str("sleep.mode") == "process";
+    p.syscall_name = config.str("sleep.syscall");
+    p.syscall_nr = p.syscall_name == "none" ? -1 : syscall_number(p.syscall_name);
 }
 
 } // namespace

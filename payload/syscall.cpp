@@ -11,15 +11,25 @@
 namespace initbench {
 namespace {
 
-struct NamedSyscall {
-    std::string_view name;
-    long nr;
-};
-// The choices of the syscall.name key; each takes no argument, or 0 (getpgid: the caller).
-constexpr NamedSyscall kSyscalls[] = {
-    {"getppid", SYS_getppid}, {"getpgid", SYS_getpgid}, {"getpid", SYS_getpid},
-    {"getuid", SYS_getuid},   {"gettid", SYS_gettid},
-};
+} // namespace
+
+long syscall_number(std::string_view name) {
+    // The choices of the syscall.name and sleep.syscall keys; each takes no argument, or 0
+    // (getpgid: the caller's).
+    static constexpr struct {
+        std::string_view name;
+        long nr;
+    } known[] = {
+        {"getppid", SYS_getppid}, {"getpgid", SYS_getpgid}, {"getpid", SYS_getpid},
+        {"getuid", SYS_getuid},   {"gettid", SYS_gettid},
+    };
+    for (const auto& s : known)
+        if (s.name == name)
+            return s.nr;
+    return -1;
+}
+
+namespace {
 
 [[noreturn]] void syscall_work(const WorkerContext& ctx) {
     const long nr = ctx.params->syscall_nr;
@@ -32,10 +42,8 @@ constexpr NamedSyscall kSyscalls[] = {
 }
 
 void syscall_configure(const Config& config, LoadParams& p) {
-    const std::string name = config.str("syscall.name");
-    for (const auto& s : kSyscalls)
-        if (s.name == name)
-            p.syscall_nr = s.nr, p.syscall_name = s.name;
+    p.syscall_name = config.str("syscall.name");
+    p.syscall_nr = syscall_number(p.syscall_name);
 }
 
 } // namespace

@@ -297,7 +297,8 @@ class LoadModes(BootTest):
     PARAMS = ("initbench.phases=cpu,sleep,syscall,sleep+syscall", "initbench.duration=2", "initbench.workers=1",
               "initbench.cpu.load=80", "initbench.sleep.mode=process", "initbench.sleep.tasks=200",
               "initbench.sleep.interval=0.05", "initbench.syscall.name=getpgid", "initbench.wakeups=1",
-              "initbench.funclat=__x64_sys_getpgid", "nokaslr", "norandmaps")
+              "initbench.sleep.syscall=getppid", "initbench.funclat=__x64_sys_getpgid,__x64_sys_getppid",
+              "nokaslr", "norandmaps")
     ARGS = ("--clock", "icount")
 
     def phase(self, name):
@@ -305,8 +306,9 @@ class LoadModes(BootTest):
         self.assertEqual(len(found), 1, name)
         return found[0]
 
-    def probe(self, name, phase):
-        found = [p for p in self.r.records("probe") if p["probe"] == name and p["phase"] == phase]
+    def probe(self, name, phase, function="__x64_sys_getpgid"):
+        found = [p for p in self.r.records("probe") if p["probe"] == name and p["phase"] == phase
+                 and p.get("function", function) == function]
         self.assertEqual(len(found), 1, (name, phase))
         return found[0]
 
@@ -329,6 +331,17 @@ class LoadModes(BootTest):
         # The kernel woke 200 distinct processes (each sleeper is one), not threads of one.
         self.assertGreaterEqual(self.probe("wakeups", "sleep")["processes"], 200)
         self.assertGreater(sleep["ops"], 200)
+
+    def test_sleepers_call_their_syscall_when_they_wake(self):
+        # sleep.syscall=getppid: one call per wake-up, counted by the kernel's own entries.
+        for phase in ("sleep", "sleep+syscall"):
+            with self.subTest(phase=phase):
+                p = self.phase(phase)
+                ops = p["ops"] if phase == "sleep" else p["loads"][0]["ops"]
+                calls = self.probe("funclat", phase, "__x64_sys_getppid")
+                self.assertTrue(calls["supported"], calls.get("reason"))
+                self.assertAlmostEqual(calls["count"], ops, delta=0.02 * ops + 250)
+        self.assertEqual(self.probe("funclat", "syscall", "__x64_sys_getppid")["count"], 0)
 
     def test_the_loop_calls_getpgid(self):
         syscall = self.phase("syscall")
