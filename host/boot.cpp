@@ -13,7 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A guest that printed nothing in this long under KVM never started (DESIGN.md: on some
+// A guest that printed nothing in this long under KVM never started (README, "--accel auto": on some
 // hosts /dev/kvm opens but guests hang in the firmware).
 constexpr double kKvmFirstOutputDeadline = 15;
 

@@ -1,5 +1,5 @@
 # Shared part of the musl toolchains: a static C++20 program built with clang, Debian's
-# libc++ and musl's libc.a (Debian has no musl C++ compiler; this recipe is in DESIGN.md).
+# libc++ and musl's libc.a (Debian has no musl C++ compiler; README, "Building by hand", has the packages).
 # The including file sets INITBENCH_TRIPLE (e.g. x86_64-linux-musl), INITBENCH_GNU_TRIPLE
 # (where Debian keeps the static archives) and INITBENCH_SYSROOT ("" for the host's own
 # files, or a tree unpacked from the target's .deb files).

@@ -2,7 +2,7 @@
 instruction-counting clock, run as users run them.
 
 The experiment is a fork load with `nokaslr norandmaps`: with the address-space layout fixed,
-the icount clock gives the same fork rate on every boot of a kernel (DESIGN.md, README), so one
+the icount clock gives the same fork rate on every boot of a kernel (README, "Deterministic timing"), so one
 boot per bisect step decides. The slowdown is real and kernel-side: `slub_debug=FZPU`."""
 import json
 import shutil

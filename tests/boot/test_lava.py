@@ -31,7 +31,7 @@ def device_types() -> Path:
 def render_qemu_device(path: Path):
     import jinja2  # Debian's python3-jinja2, as lava-server uses it
     env = jinja2.Environment(loader=jinja2.FileSystemLoader([str(device_types())]))
-    # KVM does not run guests on these machines (DESIGN.md): no_kvm, TCG with -cpu max.
+    # KVM does not run guests on these machines (README, "--accel auto"): no_kvm, TCG with -cpu max.
     template = env.from_string(
         "{% extends 'qemu.jinja2' %}{% set arch = 'amd64' %}{% set no_kvm = True %}"
         "{% set memory = 1024 %}{% set extra_options = ['-accel tcg', '-cpu max', '-no-reboot'] %}")
