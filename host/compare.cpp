@@ -57,9 +57,10 @@ const std::vector<const char*> kIdentityStrings = {"probe",   "function", "name"
                                                    "from",    "to",       "kthread", "comm",
                                                    "counter", "target",   "cmd",     "module"};
 // Numbers that tell records of one phase apart (a tbench sweep's client count ...).
-const std::vector<const char*> kDimensionNumbers = {"clients", "threads", "processes", "tasks",
-                                                    "groups",  "pairs",   "size",      "msg_size",
-                                                    "bytes",   "cpu",     "instance",  "index"};
+// Not "threads", "processes" or "tasks": the wakeups probe measures those (distinct tasks
+// woken), and as dimensions each round's values made a group of their own that never paired.
+const std::vector<const char*> kDimensionNumbers = {"clients", "groups",   "pairs", "size",
+                                                    "msg_size", "bytes", "cpu",   "instance", "index"};
 const std::set<std::string> kBookkeeping = {"v", "type", "phase", "round", "seq"};
 // Fields of a record whose "unit" they are in (funclat's avg, min, max, sum in ns).
 const std::set<std::string> kInRecordUnit = {"avg", "min", "max", "sum",  "mean",   "stddev", "p50",

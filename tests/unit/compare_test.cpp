@@ -152,6 +152,32 @@ Report compare_rounds(const Spec& a, const Spec& b, CompareOptions o = {}) {
     return compare_two(a, b, o);
 }
 
+// The wakeups probe's distinct threads, processes and mms are what the mm_cid experiment
+// measures: metrics that pair round by round, never part of a group's name.
+TEST(Compare, WakeupsCountsAreMetricsThatPairAcrossRounds) {
+    auto with_wakeups = [](Spec s, double scale) {
+        for (int r = 0; r < 2; r++)
+            s.extra_records.push_back({{"v", 2}, {"type", "probe"}, {"phase", "fork"}, {"round", r},
+                                       {"probe", "wakeups"}, {"supported", true},
+                                       {"mechanism", "tp_btf/sched_wakeup"},
+                                       {"wakeups", int(900 * scale) + r}, {"threads", int(6 * scale) + r},
+                                       {"processes", int(6 * scale) + r}, {"mms", int(3 * scale) + r}});
+        s.rates = {200, 201};
+        return s;
+    };
+    Report r = compare_rounds(with_wakeups(Spec{}, 1), with_wakeups(Spec{}, 2));
+    for (const char* name : {"wakeups", "threads", "processes", "mms"}) {
+        const MetricRow* m = row(r, std::string("fork/wakeups/") + name);
+        ASSERT_NE(m, nullptr) << name;
+        ASSERT_EQ(m->sides.size(), 2u);
+        for (const auto& side : m->sides)
+            EXPECT_EQ(side.samples.size(), 2u) << name << ": both rounds in one group";
+        EXPECT_GT(*m->changes[0].pct, 50) << name;
+    }
+    for (const auto& m : r.metrics)
+        EXPECT_EQ(m.group.find('['), std::string::npos) << m.group << ": no measured value in a group name";
+}
+
 // ---- reading ---------------------------------------------------------------------------
 
 TEST(ReadResults, RefusesWhatIsNotACompleteResultsDocument) {
