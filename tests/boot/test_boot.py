@@ -182,6 +182,25 @@ class Watchdog(unittest.TestCase):
         self.assertLess(r.doc["host"]["wall"]["total_s"], 90)
 
 
+class ManyCpus(unittest.TestCase):
+    """`--cpus 128`, the mm_cid seed's machine: QEMU boots 128 vCPUs under TCG (on one host
+    thread in turn, when they outnumber the host's CPUs) and the run completes."""
+    # Slow: every vCPU is brought up under TCG (2 minutes on a 2-core host, more when busy).
+    ctest_timeout = 1800
+
+    def test_boots_and_completes(self):
+        r = bootlib.run("initbench.phases=none", "initbench.duration=1", "initbench.workers=0",
+                        extra_args=["--cpus", "128"], timeout=1500)
+        self.assertEqual(r.code, 0, r.stdout + r.stderr)
+        assert_clean_end(self, r)
+        self.assertEqual(r.one("header")["kernel"]["cpus_online"], 128)
+        machine = r.doc["host"]["machine"]
+        self.assertEqual((machine["cpus"], machine["cpus_source"]), (128, "--cpus"))
+        self.assertIn("128", r.doc["host"]["qemu_argv"])
+        if os.cpu_count() < 128:
+            self.assertIn("tcg,thread=single", r.doc["host"]["qemu_argv"])
+
+
 class HostControl(unittest.TestCase):
     """QEMU never outlives `initbench run`; a host timeout or a signal keeps what arrived."""
 
