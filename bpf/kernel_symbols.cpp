@@ -3,7 +3,7 @@
 #include "bpf/setup_times.h"
 #include "bpf/vmlinux_btf.h"
 #include "common/text.h"
-#include "init/sys.h"
+#include "sys/sys.h"
 
 #include <bpf/btf.h>
 #include <linux/btf.h>

@@ -1,36 +1,9 @@
 #include "bpf/kthread_probe.h"
 
-#include "common/text.h"
-#include "init/sys.h"
-
-#include <charconv>
-#include <dirent.h>
 #include <map>
 #include <unistd.h>
 
 namespace initbench {
-
-std::optional<ProcStat> parse_proc_stat(std::string_view text) {
-    auto open = text.find('(');
-    auto close = text.rfind(')');
-    if (open == std::string_view::npos || close == std::string_view::npos || close < open)
-        return std::nullopt;
-    ProcStat st;
-    auto pid_text = trim(text.substr(0, open));
-    if (std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), st.pid).ec != std::errc{})
-        return std::nullopt;
-    st.comm = std::string(text.substr(open + 1, close - open - 1));
-    // After the comm: state(3) ppid(4) ... utime(14) stime(15), 1-based as in proc(5).
-    auto rest = split_words(text.substr(close + 1));
-    if (rest.size() < 13)
-        return std::nullopt;
-    auto num = [](std::string_view s, auto& out) {
-        return std::from_chars(s.data(), s.data() + s.size(), out).ec == std::errc{};
-    };
-    if (!num(rest[1], st.ppid) || !num(rest[11], st.utime) || !num(rest[12], st.stime))
-        return std::nullopt;
-    return st;
-}
 
 namespace {
 
@@ -43,19 +16,10 @@ bool matches(const std::string& pattern, const std::string& comm) {
 // Kernel threads are kthreadd (pid 2) and its children.
 std::map<int, ProcStat> kernel_threads() {
     std::map<int, ProcStat> out;
-    DIR* d = ::opendir("/proc");
-    if (!d)
-        return out;
-    while (dirent* e = ::readdir(d)) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        auto text = read_file(std::string("/proc/") + e->d_name + "/stat", 4096);
-        if (!text)
-            continue;
-        if (auto st = parse_proc_stat(text.value()); st && (st->pid == 2 || st->ppid == 2))
-            out[st->pid] = *st;
-    }
-    ::closedir(d);
+    for_each_process([&](const ProcStat& st) {
+        if (st.pid == 2 || st.ppid == 2)
+            out[st.pid] = st;
+    });
     return out;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "bpf/probe.h"
+#include "sys/procfs.h"
 
 #include <optional>
 #include <string>
@@ -11,17 +12,6 @@
 #include <vector>
 
 namespace initbench {
-
-struct ProcStat {
-    int pid = 0;
-    std::string comm;
-    int ppid = 0;
-    uint64_t utime = 0, stime = 0; // clock ticks
-};
-
-// Parses /proc/PID/stat; the comm may hold spaces and parentheses, so it runs from the first
-// '(' to the last ')'.
-std::optional<ProcStat> parse_proc_stat(std::string_view text);
 
 // NAME matches a kernel thread's comm exactly; "NAME*" matches a prefix.
 std::unique_ptr<Probe> make_kthread(const std::vector<std::string>& names);

@@ -1,7 +1,7 @@
 #include "bpf/schedstat_probe.h"
 
 #include "common/text.h"
-#include "init/sys.h"
+#include "sys/sys.h"
 
 #include <charconv>
 

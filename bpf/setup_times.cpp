@@ -1,6 +1,6 @@
 #include "bpf/setup_times.h"
 
-#include "init/sys.h"
+#include "sys/sys.h"
 
 #include <algorithm>
 #include <cmath>

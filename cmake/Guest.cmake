@@ -7,9 +7,7 @@ add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
 
 add_compile_options(-Wall -Wextra -Os)
 add_subdirectory(common)
-# System call wrappers (errors as values, RAII fds) used by init, probes and loads alike.
-add_library(initbench_sys STATIC init/sys.cpp)
-target_include_directories(initbench_sys PUBLIC ${CMAKE_SOURCE_DIR})
+add_subdirectory(sys)
 add_subdirectory(bpf)
 add_subdirectory(payload)
 add_subdirectory(init)

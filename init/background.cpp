@@ -3,7 +3,7 @@
 #include "common/perf_events.h"
 #include "common/text.h"
 #include "init/commands.h"
-#include "init/load_group.h"
+#include "payload/load_group.h"
 
 #include <csignal>
 #include <fcntl.h>

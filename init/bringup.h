@@ -3,7 +3,7 @@
 // become warnings.
 #pragma once
 
-#include "init/sys.h"
+#include "sys/sys.h"
 
 #include <string>
 #include <vector>

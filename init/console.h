@@ -3,7 +3,7 @@
 #pragma once
 
 #include "common/record.h"
-#include "init/sys.h"
+#include "sys/sys.h"
 
 #include <mutex>
 #include <nlohmann/json.hpp>

@@ -11,7 +11,7 @@
 #include "common/perf_events.h"
 #include "init/background.h"
 #include "init/commands.h"
-#include "init/load_group.h"
+#include "payload/load_group.h"
 #include "init/perf_counters.h"
 #include "payload/load.h"
 

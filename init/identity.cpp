@@ -2,7 +2,7 @@
 
 #include "bpf/kernel_symbols.h"
 #include "common/text.h"
-#include "init/sys.h"
+#include "sys/sys.h"
 
 #include <cstdint>
 #include <cstring>

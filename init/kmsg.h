@@ -3,7 +3,7 @@
 // the phase they happened in.
 #pragma once
 
-#include "init/sys.h"
+#include "sys/sys.h"
 
 #include <mutex>
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 #include "bpf/probe.h"
 #include "common/config.h"
 #include "common/perf_events.h"
-#include "init/sys.h"
+#include "sys/sys.h"
 
 #include <memory>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 #include "init/settings.h"
 
 #include "common/text.h"
-#include "init/sys.h"
+#include "sys/sys.h"
 
 #include <algorithm>
 #include <dirent.h>

@@ -3,7 +3,7 @@
 // JSON line per phase. No cgroup and no limits: it is for measuring the loads themselves,
 // e.g. against stress-ng (scripts/bench-loads.sh).
 #include "common/config.h"
-#include "init/load_group.h"
+#include "payload/load_group.h"
 #include "payload/load.h"
 
 #include <cstdio>

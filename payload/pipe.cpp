@@ -3,7 +3,7 @@
 // every receiver in turn, over a pipe or a unix stream socket per receiver. One operation
 // is one message read whole by its receiver.
 #include "common/config.h"
-#include "init/sys.h"
+#include "sys/sys.h"
 #include "payload/load.h"
 
 #include <array>

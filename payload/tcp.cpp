@@ -3,7 +3,7 @@
 // a `tcp.msg_size`-byte request and waits for as large a response. One operation is one
 // request answered. A sweep over `tcp.clients` makes one phase per client count.
 #include "common/config.h"
-#include "init/sys.h"
+#include "sys/sys.h"
 #include "payload/load.h"
 
 #include <arpa/inet.h>

@@ -3,7 +3,7 @@
 // record, and how it ended.
 #include "init/background.h"
 
-#include "init/sys.h"
+#include "sys/sys.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

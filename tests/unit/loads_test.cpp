@@ -2,8 +2,7 @@
 // the parameters a phase resolves from the configuration, and every load run briefly in
 // its own process group (no cgroup), then stopped with nothing left behind.
 #include "common/config.h"
-#include "init/experiment.h"
-#include "init/load_group.h"
+#include "payload/load_group.h"
 #include "payload/load.h"
 
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "init/sys.h"
+#include "sys/sys.h"
 
 #include <fcntl.h>
 #include <time.h>

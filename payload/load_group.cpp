@@ -1,11 +1,11 @@
-#include "init/load_group.h"
+#include "payload/load_group.h"
 
 #include "common/text.h"
+#include "sys/procfs.h"
 
 #include <algorithm>
 #include <charconv>
 #include <csignal>
-#include <dirent.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -63,13 +63,6 @@ std::optional<uint64_t> keyed_value(std::string_view text, std::string_view key)
             return to_uint(words[1]);
     }
     return std::nullopt;
-}
-
-std::vector<std::string_view> stat_fields(std::string_view stat) {
-    const size_t paren = stat.rfind(')'); // the comm can hold anything, the fields after it cannot
-    if (paren == std::string_view::npos)
-        return {};
-    return split_words(stat.substr(paren + 1));
 }
 
 std::string describe_exit(int status) {
@@ -361,27 +354,14 @@ StopReport LoadGroup::stop() {
 
 unsigned count_user_tasks(pid_t except_group) {
     unsigned n = 0;
-    DIR* d = ::opendir("/proc");
-    if (!d)
-        return 0;
     const pid_t self = ::getpid();
-    while (dirent* e = ::readdir(d)) {
-        auto pid = to_uint(e->d_name);
-        if (!pid || *pid == 1 || *pid == uint64_t(self))
-            continue;
-        auto stat = read_file("/proc/" + std::string(e->d_name) + "/stat", 4096);
-        if (!stat)
-            continue; // gone meanwhile
-        auto fields = stat_fields(stat.value());
-        auto flags = fields.size() > 6 ? to_uint(fields[6]) : std::nullopt;
-        if (flags && (*flags & kPfKthread))
-            continue;
-        auto group = fields.size() > 2 ? to_uint(fields[2]) : std::nullopt;
-        if (except_group > 0 && group == uint64_t(except_group))
-            continue;
+    for_each_process([&](const ProcStat& st) {
+        if (st.pid == 1 || st.pid == self || (st.flags & kPfKthread))
+            return;
+        if (except_group > 0 && st.pgrp == except_group)
+            return;
         n++;
-    }
-    ::closedir(d);
+    });
     return n;
 }
 

@@ -4,7 +4,7 @@
 // reaps every task, so that nothing of this phase survives into the next.
 #pragma once
 
-#include "init/sys.h"
+#include "sys/sys.h"
 #include "payload/load.h"
 
 #include <memory>

@@ -4,6 +4,7 @@
 
 #include "common/result.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <sys/types.h>
@@ -43,6 +44,8 @@ private:
 
 Result<Fd> open_fd(const std::string& path, int flags, mode_t mode = 0);
 Result<std::string> read_file(const std::string& path, size_t limit = 1 << 20);
+// However large: the host's documents, logs and archives.
+inline Result<std::string> read_whole_file(const std::string& path) { return read_file(path, SIZE_MAX); }
 Status write_file(const std::string& path, std::string_view data);
 Status write_all(int fd, std::string_view data);
 double monotonic_seconds();

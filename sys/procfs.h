@@ -1,0 +1,29 @@
+// /proc/PID/stat, read one way for the whole tree: the kthread probe's CPU ticks and the load
+// runner's count of user tasks both walk /proc with it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace initbench {
+
+struct ProcStat {
+    int pid = 0;
+    std::string comm;
+    int ppid = 0;
+    int pgrp = 0;
+    uint64_t flags = 0;            // PF_* (PF_KTHREAD: a kernel thread)
+    uint64_t utime = 0, stime = 0; // clock ticks
+};
+
+// Parses /proc/PID/stat; the comm may hold spaces and parentheses, so it runs from the first
+// '(' to the last ')'.
+std::optional<ProcStat> parse_proc_stat(std::string_view text);
+
+// Calls `each` for every process in /proc now; one that exits meanwhile is skipped.
+void for_each_process(const std::function<void(const ProcStat&)>& each);
+
+} // namespace initbench
