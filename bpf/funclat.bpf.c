@@ -12,6 +12,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "bpf/funclat_calls.bpf.h"
+#include "bpf/log2_slot.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -29,17 +30,6 @@ struct {
 static __always_inline struct funclat_hist *this_cpu_hist(void) {
     __u32 zero = 0;
     return bpf_map_lookup_elem(&hist, &zero);
-}
-
-static __always_inline unsigned int log2_slot(__u64 v) {
-    unsigned int slot = 0;
-    for (int i = 0; i < FUNCLAT_LOG2_SLOTS - 1; i++) {
-        if (v <= 1)
-            break;
-        v >>= 1;
-        slot++;
-    }
-    return slot;
 }
 
 static __always_inline int on_entry(void) {
@@ -61,7 +51,7 @@ static __always_inline void count(struct funclat_hist *h, __u64 d) {
         h->max_ns = d;
     h->count++;
     h->sum_ns += d;
-    unsigned int slot = log2_slot(d);
+    unsigned int slot = log2_slot(d, FUNCLAT_LOG2_SLOTS);
     if (slot < FUNCLAT_LOG2_SLOTS)
         h->log2[slot]++;
     unsigned int b;

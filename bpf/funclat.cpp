@@ -4,6 +4,7 @@
 #include "bpf/attach.h"
 #include "bpf/kernel_symbols.h"
 #include "bpf/libbpf_log.h"
+#include "bpf/per_cpu.h"
 #include "bpf/log2.h"
 #include "bpf/setup_times.h"
 #include "funclat.skel.h"
@@ -59,22 +60,21 @@ public:
         if (!skel_)
             return;
         // Zero every CPU's histogram so that min/max are the phase's own.
-        std::vector<funclat_hist> zero(ncpus_);
-        uint32_t key = 0;
-        bpf_map__update_elem(skel_->maps.hist, &key, sizeof key, zero.data(),
-                             zero.size() * sizeof(funclat_hist), BPF_ANY);
+        zero_error_.clear();
+        if (auto z = zero_per_cpu<funclat_hist>(skel_->maps.hist); !z)
+            zero_error_ = z.error().message();
     }
 
     // Snapshot when the window closes: stopping the load must not add to the phase.
     void window_end() override {
-        snapshot_error_.clear();
-        per_cpu_.assign(ncpus_, funclat_hist{});
-        if (!skel_)
+        snapshot_error_ = zero_error_;
+        per_cpu_.clear();
+        if (!skel_ || !snapshot_error_.empty())
             return;
-        uint32_t key = 0;
-        if (bpf_map__lookup_elem(skel_->maps.hist, &key, sizeof key, per_cpu_.data(),
-                                 per_cpu_.size() * sizeof(funclat_hist), 0) != 0)
-            snapshot_error_ = std::string("reading the histogram: ") + std::strerror(errno);
+        if (auto read = read_per_cpu<funclat_hist>(skel_->maps.hist))
+            per_cpu_ = std::move(read.value());
+        else
+            snapshot_error_ = read.error().message();
     }
 
     nlohmann::json phase_end() override {
@@ -90,7 +90,6 @@ public:
 
 private:
     void attach() {
-        ncpus_ = static_cast<size_t>(std::max(1, libbpf_num_possible_cpus()));
         // Switched-out time comes from the BTF-typed sched_switch (it knows preemptions) or,
         // on a kernel without BTF, from the classic tracepoint.
         btf_switch_ = options_.subtract != "none" && kernel_has_btf();
@@ -245,10 +244,10 @@ private:
     FunclatOptions options_;
     uint64_t lin_min_ns_ = 0, lin_step_ns_ = 1;
     unsigned lin_buckets_ = 1;
-    size_t ncpus_ = 1;
     Mechanism mech_ = Mechanism::fentry;
     std::string reason_;
     std::vector<funclat_hist> per_cpu_;
+    std::string zero_error_;
     std::string snapshot_error_;
     bool btf_switch_ = false;
     Skel skel_;

@@ -6,6 +6,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "bpf/log2_slot.bpf.h"
 #include "bpf/span.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -53,13 +54,7 @@ static __always_inline int on_to(void) {
         st->s.min_ns = d;
     if (d > st->s.max_ns)
         st->s.max_ns = d;
-    unsigned int slot = 0;
-    for (int i = 0; i < SPAN_LOG2_SLOTS - 1; i++) {
-        if (d <= 1)
-            break;
-        d >>= 1;
-        slot++;
-    }
+    unsigned int slot = log2_slot(d, SPAN_LOG2_SLOTS);
     if (slot < SPAN_LOG2_SLOTS)
         __sync_fetch_and_add(&st->s.log2[slot], 1);
     return 0;

@@ -3,6 +3,7 @@
 #include "bpf/attach.h"
 #include "bpf/kernel_symbols.h"
 #include "bpf/libbpf_log.h"
+#include "bpf/per_cpu.h"
 #include "bpf/setup_times.h"
 #include "bpf/task_storage.h"
 #include "task_storage.skel.h"
@@ -24,7 +25,6 @@ public:
     // `on` empty: each wake-up of the sleep load's tasks (tp_btf/sched_wakeup); else each
     // call of that kernel function, on the current task (fentry, else kprobe).
     TaskStorageChurn(std::string on, const std::string& mode) : on_(std::move(on)) {
-        ncpus_ = static_cast<size_t>(std::max(1, libbpf_num_possible_cpus()));
         if (on_.empty()) {
             load(std::nullopt, reason_);
             return;
@@ -54,22 +54,23 @@ public:
     void phase_begin() override {
         if (!skel_)
             return;
-        std::vector<task_storage_counts> zero(ncpus_);
-        uint32_t key = 0;
-        bpf_map__update_elem(skel_->maps.counts, &key, sizeof key, zero.data(),
-                             zero.size() * sizeof(task_storage_counts), BPF_ANY);
+        read_error_.clear();
+        if (auto z = zero_per_cpu<task_storage_counts>(skel_->maps.counts); !z)
+            read_error_ = z.error().message();
     }
 
     void window_end() override {
         total_ = {};
         if (!skel_)
             return;
-        std::vector<task_storage_counts> per_cpu(ncpus_);
-        uint32_t key = 0;
-        if (bpf_map__lookup_elem(skel_->maps.counts, &key, sizeof key, per_cpu.data(),
-                                 per_cpu.size() * sizeof(task_storage_counts), 0) != 0)
+        if (!read_error_.empty())
             return;
-        for (const auto& c : per_cpu) {
+        auto per_cpu = read_per_cpu<task_storage_counts>(skel_->maps.counts);
+        if (!per_cpu) {
+            read_error_ = per_cpu.error().message();
+            return;
+        }
+        for (const auto& c : per_cpu.value()) {
             total_.created += c.created;
             total_.deleted += c.deleted;
             total_.failed += c.failed;
@@ -78,7 +79,9 @@ public:
 
     nlohmann::json phase_end() override {
         nlohmann::json r = describe();
-        if (skel_) {
+        if (skel_ && !read_error_.empty()) {
+            r["error"] = read_error_; // counts that could not be read are absent, not 0
+        } else if (skel_) {
             r["created"] = total_.created;
             r["deleted"] = total_.deleted;
             r["failed"] = total_.failed;
@@ -129,7 +132,7 @@ private:
     std::string on_;
     Mechanism mech_ = Mechanism::fentry;
     std::string error_;
-    size_t ncpus_ = 1;
+    std::string read_error_;
     std::string reason_;
     task_storage_counts total_{};
     std::unique_ptr<task_storage_bpf, SkelDeleter> skel_;

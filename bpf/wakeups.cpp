@@ -2,6 +2,7 @@
 
 #include "bpf/kernel_symbols.h"
 #include "bpf/libbpf_log.h"
+#include "bpf/per_cpu.h"
 #include "bpf/setup_times.h"
 #include "bpf/wakeups.h"
 #include "wakeups.skel.h"
@@ -79,7 +80,6 @@ uint64_t count_keys(bpf_map* map, bool erase) {
 class Wakeups final : public Probe {
 public:
     explicit Wakeups(std::string tasks) : user_(tasks == "user") {
-        ncpus_ = static_cast<size_t>(std::max(1, libbpf_num_possible_cpus()));
         std::string btf_why = "no kernel BTF (/sys/kernel/btf/vmlinux)";
         if (kernel_has_btf()) {
             if (user_) {
@@ -133,10 +133,9 @@ public:
         count_keys<uint32_t>(sets_.threads, true);
         count_keys<uint32_t>(sets_.processes, true);
         count_keys<uint64_t>(sets_.mms, true);
-        std::vector<wakeup_counts> zero(ncpus_);
-        uint32_t key = 0;
-        bpf_map__update_elem(sets_.counts, &key, sizeof key, zero.data(), zero.size() * sizeof(wakeup_counts),
-                             BPF_ANY);
+        zero_error_.clear();
+        if (auto z = zero_per_cpu<wakeup_counts>(sets_.counts); !z)
+            zero_error_ = z.error().message();
     }
 
     void window_end() override {
@@ -147,15 +146,17 @@ public:
         // Without the task pointer only thread ids are known: the rest is absent, not 0.
         snap_["processes"] = btf() ? nlohmann::json(count_keys<uint32_t>(sets_.processes, false)) : nullptr;
         snap_["mms"] = btf() ? nlohmann::json(count_keys<uint64_t>(sets_.mms, false)) : nullptr;
-        std::vector<wakeup_counts> per_cpu(ncpus_);
-        uint32_t key = 0;
+        auto per_cpu = read_per_cpu<wakeup_counts>(sets_.counts);
+        if (!zero_error_.empty() || !per_cpu) {
+            // Counts that could not be zeroed or read are absent, not 0.
+            snap_ = {{"error", !zero_error_.empty() ? zero_error_ : per_cpu.error().message()}};
+            return;
+        }
         wakeup_counts total{};
-        if (bpf_map__lookup_elem(sets_.counts, &key, sizeof key, per_cpu.data(),
-                                 per_cpu.size() * sizeof(wakeup_counts), 0) == 0)
-            for (const auto& c : per_cpu) {
-                total.wakeups += c.wakeups;
-                total.dropped += c.dropped;
-            }
+        for (const auto& c : per_cpu.value()) {
+            total.wakeups += c.wakeups;
+            total.dropped += c.dropped;
+        }
         snap_["wakeups"] = total.wakeups;
         snap_["dropped"] = total.dropped;
     }
@@ -181,7 +182,7 @@ private:
             });
     }
 
-    size_t ncpus_ = 1;
+    std::string zero_error_;
     bool user_ = false;
     std::string mechanism_;
     std::string reason_;

@@ -1,0 +1,34 @@
+// A probe's per-CPU array entry (key 0) from user space: one T per possible CPU. The probes
+// zero it when a phase begins and sum it when the window ends.
+#pragma once
+
+#include "common/result.h"
+
+#include <algorithm>
+#include <bpf/libbpf.h>
+#include <cstdint>
+#include <vector>
+
+namespace initbench {
+
+inline size_t possible_cpus() { return static_cast<size_t>(std::max(1, libbpf_num_possible_cpus())); }
+
+template <typename T>
+Status zero_per_cpu(const bpf_map* map) {
+    std::vector<T> zero(possible_cpus());
+    uint32_t key = 0;
+    if (int err = bpf_map__update_elem(map, &key, sizeof key, zero.data(), zero.size() * sizeof(T), BPF_ANY))
+        return Error{"zeroing the per-CPU counts", -err};
+    return ok();
+}
+
+template <typename T>
+Result<std::vector<T>> read_per_cpu(const bpf_map* map) {
+    std::vector<T> per_cpu(possible_cpus());
+    uint32_t key = 0;
+    if (int err = bpf_map__lookup_elem(map, &key, sizeof key, per_cpu.data(), per_cpu.size() * sizeof(T), 0))
+        return Error{"reading the per-CPU counts", -err};
+    return per_cpu;
+}
+
+} // namespace initbench
