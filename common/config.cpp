@@ -1,5 +1,6 @@
 #include "common/config.h"
 #include "common/machine.h"
+#include "common/text.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,34 +11,6 @@ namespace {
 
 constexpr size_t kMaxIncludeDepth = 8;
 
-bool is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && is_space(s.front()))
-        s.remove_prefix(1);
-    while (!s.empty() && is_space(s.back()))
-        s.remove_suffix(1);
-    return s;
-}
-
-template <typename List> std::string join(const List &items, std::string_view sep) {
-    std::string out;
-    for (const auto &item : items) {
-        if (!out.empty())
-            out += sep;
-        out += item;
-    }
-    return out;
-}
-
-// snprintf rather than <format> (libc++ 14 lacks it) or streams (heavy for the init).
-std::string number_text(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
-}
 
 std::string parse_uint(const KeySpec &spec, std::string_view text, ConfigValue &out) {
     if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos)
@@ -82,8 +55,8 @@ std::string parse_seconds(const KeySpec &spec, std::string_view text, ConfigValu
         scale *= 10;
     const double v = double(mantissa) / scale;
     if (v < spec.min || v > spec.max)
-        return "out of range: must be between " + number_text(spec.min) + " and " +
-               number_text(spec.max) + " seconds";
+        return "out of range: must be between " + format_number(spec.min) + " and " +
+               format_number(spec.max) + " seconds";
     out = v;
     return "";
 }

@@ -1,4 +1,5 @@
 #include "common/summary.h"
+#include "common/text.h"
 
 #include <cstdio>
 #include <set>
@@ -129,12 +130,6 @@ std::vector<TestCase> test_cases(const std::vector<nlohmann::json>& records) {
     return out;
 }
 
-static std::string format_measurement(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.10g", v);
-    return buf;
-}
-
 std::string ktap(const std::vector<TestCase>& cases) {
     std::string out = "KTAP version 1\n1.." + std::to_string(cases.size()) + "\n";
     for (size_t i = 0; i < cases.size(); i++) {
@@ -145,7 +140,7 @@ std::string ktap(const std::vector<TestCase>& cases) {
         else if (c.result == "fail")
             out += " # " + one_line(c.reason);
         else if (c.measurement)
-            out += " # " + format_measurement(*c.measurement) + (c.units.empty() ? "" : " " + one_line(c.units));
+            out += " # " + format_number(*c.measurement, "%.10g") + (c.units.empty() ? "" : " " + one_line(c.units));
         out += "\n";
     }
     return out;
@@ -156,7 +151,7 @@ std::string lava_lines(const std::vector<TestCase>& cases) {
     for (const auto& c : cases) {
         out += "initbench-case: " + c.id + " result=" + c.result;
         if (c.measurement)
-            out += " measurement=" + format_measurement(*c.measurement);
+            out += " measurement=" + format_number(*c.measurement, "%.10g");
         if (!c.units.empty())
             out += " units=" + slug(c.units);
         out += "\n";

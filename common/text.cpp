@@ -1,8 +1,10 @@
 #include "common/text.h"
 
+#include <cstdio>
+
 namespace initbench {
 
-static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 
 std::vector<std::string_view> split_lines(std::string_view text) {
     std::vector<std::string_view> out;
@@ -37,6 +39,12 @@ std::string_view trim(std::string_view s) {
     while (!s.empty() && (is_space(s.back()) || s.back() == '\0'))
         s.remove_suffix(1);
     return s;
+}
+
+std::string format_number(double v, const char* format) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
 }
 
 } // namespace initbench

@@ -3,14 +3,32 @@
 // headers (an istream's whitespace skipping crashes).
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
 namespace initbench {
 
+// The C locale's isspace, without the locale.
+bool is_space(char c);
 std::vector<std::string_view> split_lines(std::string_view text);
 // Whitespace-separated words.
 std::vector<std::string_view> split_words(std::string_view text);
 std::string_view trim(std::string_view s);
+
+template <typename List>
+std::string join(const List& items, std::string_view sep) {
+    std::string out;
+    for (const auto& item : items) {
+        if (!out.empty())
+            out += sep;
+        out += item;
+    }
+    return out;
+}
+
+// One number as printf's `format` (a single double conversion) writes it: snprintf, not
+// <format> (libc++ 14 lacks it) or streams (see above).
+std::string format_number(double v, const char* format = "%g");
 
 } // namespace initbench

@@ -1,5 +1,6 @@
 #include "host/bisect.h"
 
+#include "common/text.h"
 #include "host/boot.h"
 #include "host/compare.h"
 #include "host/image_paths.h"
@@ -19,17 +20,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string pct_text(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%+.2f%%", x);
-    return buf;
-}
+std::string pct_text(double x) { return format_number(x, "%+.2f%%"); }
 
-std::string num_text(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", x);
-    return buf;
-}
+std::string num_text(double x) { return format_number(x, "%.6g"); }
 
 // Where an interval [lo, hi] lies against a limit, `bad_sign` telling which side is bad.
 StepDecision place(double lo, double hi, double limit, int bad_sign, const std::string& figures,

@@ -1,10 +1,11 @@
 #include "host/cpio_archive.h"
 
+#include "sys/sys.h"
+
 #include <algorithm>
 #include <archive.h>
 #include <archive_entry.h>
 #include <fstream>
-#include <iterator>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -69,10 +70,10 @@ void check(archive* a, int rc, const std::string& what) {
 }
 
 std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw std::runtime_error("cannot read " + path);
-    return {std::istreambuf_iterator<char>(in), {}};
+    auto text = read_whole_file(path);
+    if (!text)
+        throw std::runtime_error("cannot read " + text.error().message());
+    return std::move(text.value());
 }
 
 } // namespace

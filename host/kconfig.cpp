@@ -1,9 +1,10 @@
 #include "host/kconfig.h"
 
+#include "sys/sys.h"
+
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -121,9 +122,10 @@ void add_kconfig_command(CLI::App& app) {
                                                    "work, degrade or be unsupported, and which options to add");
     check->add_option("config", *path, "The kernel's .config")->required()->check(CLI::ExistingFile);
     check->callback([path] {
-        std::ifstream in(*path);
-        std::string text{std::istreambuf_iterator<char>(in), {}};
-        auto config = parse_kernel_config(text);
+        auto text = read_whole_file(*path);
+        if (!text)
+            throw CLI::RuntimeError("initbench: " + text.error().message(), 2);
+        auto config = parse_kernel_config(text.value());
         if (config.empty())
             throw CLI::RuntimeError("initbench: " + *path + " has no CONFIG_ lines", 2);
         auto verdicts = check_kernel_config(parse_feature_table(builtin_feature_table()), config);

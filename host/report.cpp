@@ -2,8 +2,8 @@
 // and what the statistics do not cover (per-interval samples, counters, problems).
 #include "host/report.h"
 
-#include <fstream>
-#include <iterator>
+#include "sys/sys.h"
+
 #include <map>
 #include <numeric>
 
@@ -30,12 +30,12 @@ const json& records_of(const RunDoc& f) {
 RunDoc read_doc(const std::string& path) {
     RunDoc f;
     f.path = path;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        f.refused = errno_error(path).message();
+    auto read = read_whole_file(path);
+    if (!read) {
+        f.refused = read.error().message();
         return f;
     }
-    std::string text{std::istreambuf_iterator<char>(in), {}};
+    const std::string& text = read.value();
     f.doc = json::parse(text, nullptr, false);
     if (f.doc.is_discarded())
         f.doc = nullptr;

@@ -3,6 +3,7 @@
 // every other metric compare found.
 #include "host/report_html.h"
 
+#include "common/text.h"
 #include "host/report_plots.h"
 
 #include <cmath>
@@ -36,20 +37,14 @@ std::string esc(const std::string& s) {
     return out;
 }
 
-std::string fmt(const char* f, double x) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, x);
-    return buf;
-}
-
 // Numbers for people: 2 decimals in the usual range, 4 significant digits outside it.
 std::string num(double x) {
     const double a = std::fabs(x);
     if (x == std::floor(x) && a < 1e7)
-        return fmt("%.0f", x);
+        return format_number(x, "%.0f");
     if (a >= 1e5 || (a < 0.01 && a > 0))
-        return fmt("%.4g", x);
-    return fmt("%.2f", x);
+        return format_number(x, "%.4g");
+    return format_number(x, "%.2f");
 }
 
 std::string str(const json& j, const char* key) {
@@ -88,12 +83,12 @@ std::string bucket_label(const std::string& label, const std::string& unit) {
     if (label.empty() || *end || unit != "ns")
         return label;
     if (v >= 1e9)
-        return fmt("%.3g s", v / 1e9);
+        return format_number(v / 1e9, "%.3g s");
     if (v >= 1e6)
-        return fmt("%.3g ms", v / 1e6);
+        return format_number(v / 1e6, "%.3g ms");
     if (v >= 1e3)
-        return fmt("%.3g µs", v / 1e3);
-    return fmt("%.0f ns", v);
+        return format_number(v / 1e3, "%.3g µs");
+    return format_number(v, "%.0f ns");
 }
 
 struct Builder {
@@ -172,7 +167,7 @@ struct Builder {
             return "<td></td>";
         const std::string verdict = str(change, "verdict");
         const json& pct = at(change, "pct");
-        std::string text = pct.is_number() ? fmt("%+.2f %%", pct.get<double>()) : "n/a";
+        std::string text = pct.is_number() ? format_number(pct.get<double>(), "%+.2f %%") : "n/a";
         const json& significant = at(change, "significant");
         std::string cls = "same", word = verdict;
         if (significant.is_null() || verdict == "unqualified") {
@@ -185,7 +180,7 @@ struct Builder {
         }
         std::string title = str(change, "note");
         if (at(change, "p").is_number())
-            title += (title.empty() ? "" : "; ") + std::string("p = ") + fmt("%.3g", at(change, "p").get<double>());
+            title += (title.empty() ? "" : "; ") + std::string("p = ") + format_number(at(change, "p").get<double>(), "%.3g");
         return "<td class=\"chg " + cls + "\" title=\"" + esc(title) + "\">" + text + " <span>" + esc(word) +
                "</span></td>";
     }
@@ -212,7 +207,7 @@ struct Builder {
                 const json& s = i < sides.size() ? sides[i] : json();
                 if (at(s, "mean").is_number()) {
                     double mean = s["mean"].get<double>(), sd = at(s, "stddev").is_number() ? s["stddev"].get<double>() : 0;
-                    std::string cov = at(s, "cov").is_number() ? fmt("%.1f %%", 100 * s["cov"].get<double>()) : "–";
+                    std::string cov = at(s, "cov").is_number() ? format_number(100 * s["cov"].get<double>(), "%.1f %%") : "–";
                     html << "<td class=\"val\" title=\"min " << num(at(s, "min").get<double>()) << ", max "
                          << num(at(s, "max").get<double>()) << "\"><b>" << num(mean) << "</b> <small>± "
                          << num(sd) << " (CoV " << cov << ", n " << str(s, "n") << ")</small></td>";
@@ -390,8 +385,8 @@ struct Builder {
                 std::string word = sig.is_null() ? "no verdict" : sig.get<bool>() ? "distributions differ" : "no significant difference";
                 std::string cls = sig.is_null() ? "unjudged" : sig.get<bool>() ? "changed" : "same";
                 verdicts += "<div class=\"hv " + cls + "\">" + esc(who) + "χ² " + num(c["chi2"].get<double>()) +
-                            ", df " + str(c, "df") + ", p " + fmt("%.3g", c["p"].get<double>()) + ", KS D " +
-                            fmt("%.3f", c["ks_d"].get<double>()) + ": <b>" + word + "</b></div>";
+                            ", df " + str(c, "df") + ", p " + format_number(c["p"].get<double>(), "%.3g") + ", KS D " +
+                            format_number(c["ks_d"].get<double>(), "%.3f") + ": <b>" + word + "</b></div>";
             } else {
                 verdicts += "<div class=\"hv unjudged\">" + esc(who + str(c, "note")) + "</div>";
             }
@@ -483,7 +478,7 @@ struct Builder {
                     std::string v = c.unit == "ns" ? num(*c.value / 1e6) + " ms" : num(*c.value);
                     html << "<td class=\"val\"><b>" << v << "</b>";
                     if (c.rel_stderr_pct)
-                        html << " <small>( ± " << fmt("%.2f", *c.rel_stderr_pct) << " %)</small>";
+                        html << " <small>( ± " << format_number(*c.rel_stderr_pct, "%.2f") << " %)</small>";
                     if (c.derived)
                         html << "<br><small>" << num(*c.derived) << " " << esc(c.derived_unit) << "</small>";
                     html << "</td>";

@@ -2,14 +2,15 @@
 // terminal, one output file per plot.
 #include "host/report_plots.h"
 
+#include "common/text.h"
 #include "host/process.h"
+#include "sys/sys.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 
 namespace initbench::plots {
@@ -28,11 +29,7 @@ std::string quoted(const std::string& s) {
     return out + "'";
 }
 
-std::string number(double x) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.10g", x);
-    return buf;
-}
+std::string number(double x) { return format_number(x, "%.10g"); }
 
 void common_settings(std::ostringstream& gp, const Plot& p, const std::string& output) {
     // noenhanced: metric names such as ops_per_s would otherwise turn into subscripts.
@@ -171,8 +168,7 @@ Result<std::vector<std::string>> render_svgs(const std::vector<Plot>& plots, con
     }
     std::vector<std::string> svgs;
     for (size_t i = 0; i < plots.size(); i++) {
-        std::ifstream in(dir / ("p" + std::to_string(i) + ".svg"), std::ios::binary);
-        std::string svg{std::istreambuf_iterator<char>(in), {}};
+        std::string svg = read_whole_file(dir / ("p" + std::to_string(i) + ".svg")).value_or("");
         if (svg.find("<svg") == std::string::npos)
             return Error{"gnuplot wrote no SVG for plot " + std::to_string(i) + ": " + outcome.stderr_text};
         svgs.push_back(inline_ready(std::move(svg), id_prefix + std::to_string(i) + "-"));
