@@ -119,9 +119,6 @@ std::string describe_exit(int status);
 // The number after `key` on the line that starts with it: cpu.stat, memory.events,
 // /proc/stat ("processes"), /proc/meminfo ("MemAvailable:").
 std::optional<uint64_t> keyed_value(std::string_view text, std::string_view key);
-// The fields of /proc/PID/stat after the comm, which may hold spaces and parentheses:
-// [0] state, [6] flags, [11] utime, [12] stime, [13] cutime, [14] cstime. Empty if malformed.
-std::vector<std::string_view> stat_fields(std::string_view stat);
 
 // Tasks other than PID 1 and kernel threads, zombies included: what a phase left behind.
 // Those of process group `except_group` (a background payload's), when not 0, are not counted.

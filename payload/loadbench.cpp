@@ -5,6 +5,7 @@
 #include "common/config.h"
 #include "payload/load_group.h"
 #include "payload/load.h"
+#include "sys/procfs.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -32,12 +33,8 @@ int usage() {
 double workers_cpu_s(const LoadGroup& group) {
     double ticks = 0;
     for (pid_t pid : group.worker_pids()) {
-        auto stat = read_file("/proc/" + std::to_string(pid) + "/stat", 4096);
-        if (!stat)
-            continue;
-        auto fields = stat_fields(stat.value());
-        for (size_t i = 11; i <= 14 && i < fields.size(); i++) // utime stime cutime cstime
-            ticks += std::strtod(std::string(fields[i]).c_str(), nullptr);
+        if (auto st = read_proc_stat(pid))
+            ticks += double(st->utime + st->stime + st->cutime + st->cstime);
     }
     return ticks / double(::sysconf(_SC_CLK_TCK));
 }

@@ -16,12 +16,16 @@ struct ProcStat {
     int ppid = 0;
     int pgrp = 0;
     uint64_t flags = 0;            // PF_* (PF_KTHREAD: a kernel thread)
-    uint64_t utime = 0, stime = 0; // clock ticks
+    uint64_t utime = 0, stime = 0;   // clock ticks
+    uint64_t cutime = 0, cstime = 0; // clock ticks of the children it reaped
 };
 
 // Parses /proc/PID/stat; the comm may hold spaces and parentheses, so it runs from the first
 // '(' to the last ')'.
 std::optional<ProcStat> parse_proc_stat(std::string_view text);
+
+// /proc/PID/stat of one process; nullopt when it is gone.
+std::optional<ProcStat> read_proc_stat(int pid);
 
 // Calls `each` for every process in /proc now; one that exits meanwhile is skipped.
 void for_each_process(const std::function<void(const ProcStat&)>& each);

@@ -43,19 +43,6 @@ TEST(KeyedValue, CgroupAndProcFiles) {
     EXPECT_EQ(keyed_value("", "max"), std::nullopt);
 }
 
-TEST(StatFields, CommWithSpacesAndParentheses) {
-    // pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
-    // utime stime cutime cstime ...
-    auto f = stat_fields("42 (a) b) (c) S 1 42 42 0 -1 4194560 100 0 0 0 7 8 9 10 20 0");
-    ASSERT_GE(f.size(), 15u);
-    EXPECT_EQ(f[0], "S");
-    EXPECT_EQ(f[6], "4194560");
-    EXPECT_EQ(f[11], "7");  // utime
-    EXPECT_EQ(f[14], "10"); // cstime
-    EXPECT_EQ(stat_fields("2 (kthreadd) S 0 0 0 0 -1 2129984 0 0")[6], "2129984");
-    EXPECT_TRUE(stat_fields("no parenthesis at all").empty());
-}
-
 TEST(DescribeExit, SignalsStatusesAndSetUp) {
     int status = 0;
     pid_t pid = ::fork();

@@ -5,6 +5,7 @@
 #include "common/histogram.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 using namespace initbench;
 
@@ -29,8 +30,30 @@ TEST(ProcStat, CommWithSpacesAndParentheses) {
     EXPECT_EQ(st->stime, 456u);
 }
 
+TEST(ProcStat, GroupFlagsAndChildrensTime) {
+    // pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
+    // utime stime cutime cstime ...
+    auto st = parse_proc_stat("42 (a) b) (c) S 1 41 42 0 -1 4194560 100 0 0 0 7 8 9 10 20 0");
+    ASSERT_TRUE(st);
+    EXPECT_EQ(st->pgrp, 41);
+    EXPECT_EQ(st->flags, 4194560u);
+    EXPECT_EQ(st->utime, 7u);
+    EXPECT_EQ(st->stime, 8u);
+    EXPECT_EQ(st->cutime, 9u);
+    EXPECT_EQ(st->cstime, 10u);
+}
+
+TEST(ProcStat, ThisProcessIsReadFromProc) {
+    auto st = read_proc_stat(::getpid());
+    ASSERT_TRUE(st);
+    EXPECT_EQ(st->pid, ::getpid());
+    EXPECT_EQ(st->ppid, ::getppid());
+    EXPECT_EQ(st->pgrp, ::getpgrp());
+    EXPECT_FALSE(read_proc_stat(-5));
+}
+
 TEST(ProcStat, TruncatedOrGarbageIsRefused) {
-    for (const char* bad : {"", "15", "15 (x", "15 (x) S 2 0", "x (y) S 2 0 0 0 -1 0 0 0 0 0 1 2", "15 (x) S z 0 0 0 -1 0 0 0 0 0 1 2"})
+    for (const char* bad : {"", "15", "15 (x", "15 (x) S 2 0", "x (y) S 2 0 0 0 -1 0 0 0 0 0 1 2 0 0", "15 (x) S z 0 0 0 -1 0 0 0 0 0 1 2 0 0", "15 (x) S 2 0 0 0 -1 0 0 0 0 0 1 2"})
         EXPECT_FALSE(parse_proc_stat(bad)) << bad;
 }
 
