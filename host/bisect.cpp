@@ -104,6 +104,7 @@ Exit codes (for git bisect run):
 
 struct BisectCli {
     std::string kernel, image, params_file, metric, max_change, threshold, build_shell, save_dir;
+    std::string kernel_config;
     std::string clock, accel = "tcg", arch = "x86_64", boot = "auto";
     std::vector<std::string> params, baseline, build;
     unsigned boots = 1, cpus = 1, memory_mb = 1024;
@@ -248,6 +249,7 @@ Boots boot_all(const BisectCli& cli, const std::vector<std::string>& params) {
     run.boot.memory_mb = cli.memory_mb;
     run.boot.icount = cli.clock == "icount";
     run.boot.params = params;
+    run.kernel_config = cli.kernel_config;
     run.accel = cli.accel == "kvm" ? AccelChoice::kvm : AccelChoice::tcg;
     run.timeout_s = cli.timeout_s;
     run.echo = cli.progress;
@@ -256,7 +258,7 @@ Boots boot_all(const BisectCli& cli, const std::vector<std::string>& params) {
     for (unsigned i = 1; i <= cli.boots; i++) {
         RunResult r = boot_and_collect(run);
         Verdict v = judge(r.log, r.child);
-        nlohmann::json doc = results_document(r.log, v, std::move(r.host));
+        nlohmann::json doc = results_document(r.log, v, std::move(r.host), std::move(r.environment));
         if (!cli.save_dir.empty()) {
             std::string path = save_path(cli.save_dir, i);
             std::ofstream(path) << doc.dump(1) << "\n";
@@ -446,6 +448,8 @@ int parse_and_run(const std::vector<std::string>& remaining) {
     sub.add_option("--image", cli.image, "initbench image (default: built or installed)");
     sub.add_option("--params-file", cli.params_file,
                    "File of kernel parameters (initbench.* and others), read after the build");
+    sub.add_option("--kernel-config", cli.kernel_config,
+                   "The .config the build leaves: its SHA-256 goes into the saved results (environment.kernel_config)");
     // One value per use, so that a build command after them is never taken for a value.
     sub.add_option("--param", cli.params, "One more kernel parameter (repeatable)")
         ->allow_extra_args(false);

@@ -1,6 +1,6 @@
 #include "host/boot.h"
 
-#include "host/hash.h"
+#include "host/environment.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -81,17 +81,6 @@ void attempt(const RunOptions& o, const BootSpec& spec, double first_output_dead
     a.parser.finish();
 }
 
-nlohmann::json file_facts(const std::string& path) {
-    nlohmann::json j{{"path", path}};
-    try {
-        j["sha256"] = sha256_file(path);
-        j["bytes"] = fs::file_size(path);
-    } catch (const std::exception& e) {
-        j["error"] = e.what();
-    }
-    return j;
-}
-
 } // namespace
 
 RunResult boot_and_collect(const RunOptions& o) {
@@ -168,6 +157,7 @@ RunResult boot_and_collect(const RunOptions& o) {
         r.host["accel_note"] = accel_note;
     if (!c.stderr_text.empty())
         r.host["qemu_stderr"] = c.stderr_text;
+    r.environment = run_environment(a->argv.at(0), o.kernel_config);
     return r;
 }
 

@@ -28,12 +28,15 @@ struct RunOptions {
     // Where the guest's CPUs, memory and topology came from (results: host.machine); null
     // when not worked out.
     nlohmann::json machine;
+    // The kernel's .config: its SHA-256 goes into the environment fingerprint. "" for none.
+    std::string kernel_config;
 };
 
 struct RunResult {
     ParsedLog log;
     ChildOutcome child;
-    nlohmann::json host; // facts for the results document
+    nlohmann::json host;        // facts for the results document
+    nlohmann::json environment; // its fingerprint (host/environment.h)
 };
 
 RunResult boot_and_collect(const RunOptions& options);

@@ -420,14 +420,51 @@ void identity_warnings(const std::vector<Side>& sides, std::vector<std::string>&
     }
 }
 
+// "0.1.0 (bcdac30)": the image's build as its header says it; "" when it does not.
+std::string image_build(const RunFile& r) {
+    if (r.image_version.empty())
+        return "";
+    return r.image_version + (r.image_commit.empty() ? "" : " (" + r.image_commit + ")");
+}
+
+// Sides that ran under different QEMU or image builds: a change may be theirs, not the
+// kernel's. Runs that do not record the fact are left out.
+void environment_warnings(const std::vector<Side>& sides, std::vector<std::string>& warnings) {
+    auto check = [&](const std::string& what, std::string (*value_of)(const RunFile&)) {
+        std::vector<std::set<std::string>> seen(sides.size());
+        for (size_t i = 0; i < sides.size(); i++)
+            for (const auto& run : sides[i].runs)
+                if (auto v = value_of(run); !v.empty())
+                    seen[i].insert(v);
+        auto list = [](const std::set<std::string>& values) {
+            std::string out;
+            for (const auto& v : values)
+                out += (out.empty() ? "" : " and ") + v;
+            return out;
+        };
+        for (size_t i = 0; i < sides.size(); i++)
+            if (seen[i].size() > 1)
+                warnings.push_back(sides[i].label + " pools runs of different " + what + ": " + list(seen[i]));
+        for (size_t i = 1; i < sides.size(); i++)
+            if (!seen[0].empty() && !seen[i].empty() && seen[i] != seen[0])
+                warnings.push_back(what + " differs: " + sides[0].label + " ran " + list(seen[0]) + ", " +
+                                   sides[i].label + " " + list(seen[i]) +
+                                   "; a change may come from it, not from the kernel");
+    };
+    check("QEMU", [](const RunFile& r) { return r.qemu; });
+    check("initbench image", image_build);
+}
+
 SideInfo side_info(const Side& side) {
-    SideInfo info{side.label, {}, {}, "", ""};
+    SideInfo info{side.label, {}, {}, "", "", "", ""};
     for (const auto& run : side.runs) {
         info.files.push_back(run.path);
         info.run_ids.push_back(run.run_id);
     }
     info.kernel_release = side.runs[0].kernel_release;
     info.build_id = side.runs[0].build_id;
+    info.qemu = side.runs[0].qemu;
+    info.image = image_build(side.runs[0]);
     return info;
 }
 
@@ -514,6 +551,9 @@ Result<RunFile> parse_results(std::string_view text, const std::string& path) {
     if (run.clock == "icount")
         run.clock_detail = icount_option(host);
     run.experiment = experiment_of(*header, host);
+    run.qemu = str_field(obj_field(obj_field(doc, "environment"), "qemu"), "banner");
+    run.image_version = str_field(*header, "initbench");
+    run.image_commit = str_field(*header, "initbench_commit");
     return run;
 }
 
@@ -641,6 +681,9 @@ Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOption
     IB_TRY(check_clocks(sides, options, report.warnings));
     IB_TRY(check_experiments(sides, options, report.warnings));
     identity_warnings(sides, report.warnings);
+    environment_warnings(sides, report.environment_warnings);
+    report.warnings.insert(report.warnings.end(), report.environment_warnings.begin(),
+                           report.environment_warnings.end());
     report.clock = sides[0].runs[0].clock;
     report.clock_detail = sides[0].runs[0].clock_detail;
 
@@ -1170,7 +1213,9 @@ nlohmann::json report_json(const Report& report) {
                          {"files", s.files},
                          {"run_ids", s.run_ids},
                          {"kernel_release", s.kernel_release},
-                         {"build_id", s.build_id}});
+                         {"build_id", s.build_id},
+                         {"qemu", s.qemu},
+                         {"image", s.image}});
     auto opt = [](std::optional<double> x) { return x ? json(*x) : json(); };
     json metrics = json::array();
     for (const auto& m : report.metrics) {
@@ -1450,6 +1495,8 @@ int run_compare(const CompareCli& cli) {
         return kCompareRefused;
     }
     keep_only(report.value(), cli.only);
+    for (const auto& w : report.value().environment_warnings)
+        std::fprintf(stderr, "initbench compare: warning: %s\n", w.c_str());
     std::cout << render(report.value(), {parse_format(cli.format), cli.details}) << std::flush;
 
     RuleOutcome outcome = apply_fail_rules(report.value(), rules);

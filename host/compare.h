@@ -30,6 +30,9 @@ struct RunFile {
     std::string clock;        // "wall", "icount", or "unknown" (a log parsed elsewhere)
     std::string clock_detail; // QEMU's -icount option, "" otherwise
     std::string kernel_release, build_id, cmdline, kernel_sha256, image_sha256;
+    // The environment: QEMU's version line (environment.qemu.banner) and the image's build
+    // (the header's initbench and initbench_commit); "" where the document does not say.
+    std::string qemu, image_version, image_commit;
     nlohmann::json experiment = nlohmann::json::object(); // what must match to compare
     size_t kernel_events = 0;                             // WARN/oops/BUG records
     std::vector<nlohmann::json> records;                  // the measurement records, in order
@@ -134,6 +137,7 @@ struct SideInfo {
     std::string label;
     std::vector<std::string> files, run_ids;
     std::string kernel_release, build_id;
+    std::string qemu, image; // of its first run; "" when not recorded
 };
 
 struct Report {
@@ -145,6 +149,9 @@ struct Report {
     std::string no_verdict;
     std::vector<SideInfo> sides;
     std::vector<std::string> warnings;
+    // Those of the warnings that say the sides ran under different QEMU or image builds
+    // (compare prints them on stderr too).
+    std::vector<std::string> environment_warnings;
     std::vector<MetricRow> metrics;
     std::vector<HistRow> histograms;
 };

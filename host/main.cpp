@@ -3,6 +3,7 @@
 #include "host/bisect.h"
 #include "host/boot.h"
 #include "host/compare.h"
+#include "host/environment.h"
 #include "host/image_paths.h"
 #include "host/image_settings.h"
 #include "host/kconfig.h"
@@ -33,8 +34,9 @@ constexpr const char* kExitCodes = R"(Exit codes:
      QEMU stopped, partial output kept)";
 
 int write_outputs(const initbench::ParsedLog& log, const initbench::Verdict& verdict, nlohmann::json host,
-                  const std::string& out_path, bool quiet, const std::string& format = "text") {
-    auto doc = initbench::results_document(log, verdict, std::move(host));
+                  nlohmann::json environment, const std::string& out_path, bool quiet,
+                  const std::string& format) {
+    auto doc = initbench::results_document(log, verdict, std::move(host), std::move(environment));
     if (!out_path.empty()) {
         std::ofstream out(out_path, std::ios::trunc);
         out << doc.dump(1) << "\n";
@@ -84,6 +86,9 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1.0, 604800.0))->capture_default_str();
     cmd_run->add_option("--out", out_path, "Write the results JSON document here");
     cmd_run->add_option("--log", run.log_path, "Write the raw console log here");
+    cmd_run->add_option("--kernel-config", run.kernel_config,
+                        "The kernel's .config: its SHA-256 goes into the results (environment.kernel_config)")
+        ->check(CLI::ExistingFile);
     cmd_run->add_flag("--progress", progress, "Echo the console while it runs (default on a terminal)");
     cmd_run->add_flag("--quiet", quiet, "Print no summary");
     std::vector<std::string> params;
@@ -133,7 +138,8 @@ int main(int argc, char** argv) {
             std::string text{std::istreambuf_iterator<char>(in), {}};
             initbench::ParsedLog log = initbench::parse_log(text);
             initbench::Verdict verdict = initbench::judge(log, std::nullopt);
-            return write_outputs(log, verdict, {{"source", parse_log_path}}, out_path, quiet, format);
+            return write_outputs(log, verdict, {{"source", parse_log_path}}, initbench::parse_environment(),
+                                 out_path, quiet, format);
         }
         run.boot.image = image.empty() ? initbench::default_image(run.boot.arch, argv[0]) : image;
         if (run.boot.image.empty()) {
@@ -187,7 +193,8 @@ int main(int argc, char** argv) {
         run.kernel_boot = std::move(kernel_boot.value());
         initbench::RunResult r = initbench::boot_and_collect(run);
         initbench::Verdict verdict = initbench::judge(r.log, r.child);
-        return write_outputs(r.log, verdict, std::move(r.host), out_path, quiet, format);
+        return write_outputs(r.log, verdict, std::move(r.host), std::move(r.environment), out_path, quiet,
+                             format);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "initbench: %s\n", e.what());
         return initbench::kExitUsage;

@@ -1,6 +1,7 @@
 #include "host/results.h"
 
 #include "common/summary.h"
+#include "host/environment.h"
 
 #include <csignal>
 #include <cstring>
@@ -155,17 +156,24 @@ Verdict judge(const ParsedLog& log, const std::optional<ChildOutcome>& child) {
     return {kExitOk, "ok", "complete"};
 }
 
-nlohmann::json results_document(const ParsedLog& log, const Verdict& verdict, nlohmann::json host) {
+nlohmann::json results_document(const ParsedLog& log, const Verdict& verdict, nlohmann::json host,
+                                nlohmann::json environment) {
     nlohmann::json records = nlohmann::json::array();
     for (const auto& r : log.records)
         records.push_back(r.json);
-    return {{"initbench_results", 1},
-            {"verdict", verdict.name},
-            {"exit_code", verdict.exit_code},
-            {"reason", verdict.reason},
-            {"log", log.summary_json()},
-            {"host", std::move(host)},
-            {"records", std::move(records)}};
+    nlohmann::json doc = {{"initbench_results", 1},
+                          {"verdict", verdict.name},
+                          {"exit_code", verdict.exit_code},
+                          {"reason", verdict.reason},
+                          {"log", log.summary_json()},
+                          {"host", std::move(host)}};
+    if (environment.is_object()) {
+        if (auto image = image_build_facts(log); !image.is_null())
+            environment["image"] = std::move(image);
+        doc["environment"] = std::move(environment);
+    }
+    doc["records"] = std::move(records);
+    return doc;
 }
 
 namespace {

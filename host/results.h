@@ -30,7 +30,10 @@ struct Verdict {
 // What the log says, and what happened to QEMU if we ran it.
 Verdict judge(const ParsedLog& log, const std::optional<ChildOutcome>& child);
 
-nlohmann::json results_document(const ParsedLog& log, const Verdict& verdict, nlohmann::json host);
+// environment: the fingerprint (host/environment.h) without the image's build, which is
+// taken here from the log's header; null leaves the document without one.
+nlohmann::json results_document(const ParsedLog& log, const Verdict& verdict, nlohmann::json host,
+                                nlohmann::json environment = nullptr);
 
 // One screen for humans: the header's identity and each phase/probe record in short.
 std::string human_summary(const ParsedLog& log, const Verdict& verdict);

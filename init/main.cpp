@@ -11,6 +11,7 @@
 #include "init/kmsg.h"
 #include "init/settings.h"
 #include "init/watchdog.h"
+#include "initbench_build.h"
 
 #include <cmath>
 #include <csignal>
@@ -43,6 +44,7 @@ void emit_header(Run& run, const nlohmann::json& config_json) {
     run.console.emit({{"type", "header"},
                       {"run_id", random_run_id()},
                       {"initbench", INITBENCH_VERSION},
+                      {"initbench_commit", INITBENCH_BUILD_COMMIT},
                       {"arch", INITBENCH_ARCH},
                       {"kernel", kernel_identity(run.start_boot)},
                       {"consoles", run.console.names()},

@@ -34,6 +34,8 @@ struct Spec {
     V rates = {200, 200, 200};
     double latency_ns = 2500000;
     json extra_records = json::array();
+    // The environment: "" leaves it out, as documents written before it was recorded.
+    std::string qemu, image_version, image_commit;
 };
 
 json make_doc(const Spec& s) {
@@ -93,20 +95,27 @@ json make_doc(const Spec& s) {
         argv.push_back("-icount");
         argv.push_back(s.icount);
     }
-    return {{"initbench_results", 1},
-            {"verdict", s.verdict},
-            {"exit_code", 0},
-            {"reason", "complete"},
-            {"log", {{"status", s.status}}},
-            {"host",
-             {{"qemu_argv", argv},
-              {"accel", "tcg"},
-              {"clock", s.clock},
-              {"arch", "x86_64"},
-              {"memory_mb", 1024},
-              {"kernel", {{"sha256", "aaaa"}}},
-              {"image", {{"sha256", s.image}}}}},
-            {"records", records}};
+    if (!s.image_version.empty())
+        records[0]["initbench"] = s.image_version;
+    if (!s.image_commit.empty())
+        records[0]["initbench_commit"] = s.image_commit;
+    json doc = {{"initbench_results", 1},
+                 {"verdict", s.verdict},
+                 {"exit_code", 0},
+                 {"reason", "complete"},
+                 {"log", {{"status", s.status}}},
+                 {"host",
+                  {{"qemu_argv", argv},
+                   {"accel", "tcg"},
+                   {"clock", s.clock},
+                   {"arch", "x86_64"},
+                   {"memory_mb", 1024},
+                   {"kernel", {{"sha256", "aaaa"}}},
+                   {"image", {{"sha256", s.image}}}}},
+                 {"records", records}};
+    if (!s.qemu.empty())
+        doc["environment"] = {{"qemu", {{"binary", "qemu-system-x86_64"}, {"banner", s.qemu}}}};
+    return doc;
 }
 
 RunFile run_of(const Spec& s, const std::string& path = "run.json") {
@@ -526,6 +535,48 @@ TEST(Compare, WarnsOnReusedRunIdAndOnTheSameKernelClaimedDifferent) {
     EXPECT_FALSE(has_warning(differs, "same run id"));
 }
 
+// Different QEMU or image builds: a warning (not a refusal); unrecorded ones say nothing.
+TEST(Compare, WarnsWhenQemuOrImageBuildsDiffer) {
+    auto env = [](Spec s, std::string qemu, std::string version, std::string commit) {
+        s.qemu = std::move(qemu);
+        s.image_version = std::move(version);
+        s.image_commit = std::move(commit);
+        return s;
+    };
+    const std::string q7 = "QEMU emulator version 7.2.17 (Debian 1:7.2+dfsg-7+deb12u13)";
+    const std::string q8 = "QEMU emulator version 8.2.2";
+    Spec a = with_rates(scaled(200), "a"), b = with_rates(scaled(200), "b", "bb");
+    Report same = compare_two(env(a, q7, "0.1.0", "abc"), env(b, q7, "0.1.0", "abc"));
+    EXPECT_TRUE(same.environment_warnings.empty());
+    EXPECT_FALSE(has_warning(same, "differs"));
+    EXPECT_TRUE(compare_two(a, env(b, q8, "0.2.0", "def")).environment_warnings.empty())
+        << "one side does not say: nothing to compare";
+
+    Report qemu = compare_two(env(a, q7, "0.1.0", "abc"), env(b, q8, "0.1.0", "abc"));
+    ASSERT_EQ(qemu.environment_warnings.size(), 1u);
+    EXPECT_TRUE(has_warning(qemu, "QEMU differs: base ran " + q7 + ", new " + q8));
+    EXPECT_EQ(qemu.sides[1].qemu, q8);
+
+    Report commit = compare_two(env(a, q7, "0.1.0", "abc"), env(b, q7, "0.1.0", "abc-dirty"));
+    ASSERT_EQ(commit.environment_warnings.size(), 1u);
+    EXPECT_TRUE(has_warning(commit, "initbench image differs: base ran 0.1.0 (abc), new 0.1.0 (abc-dirty)"));
+    Report version = compare_two(env(a, q7, "0.1.0", ""), env(b, q7, "0.2.0", ""));
+    EXPECT_TRUE(has_warning(version, "initbench image differs: base ran 0.1.0, new 0.2.0"));
+    EXPECT_EQ(version.sides[0].image, "0.1.0");
+
+    auto pooled = compare_sides({Side{"base", {run_of(env(a, q7, "0.1.0", "abc"), "a1.json"),
+                                               run_of(env(a, q8, "0.1.0", "abc"), "a2.json")}},
+                                 Side{"new", {run_of(env(b, q7, "0.1.0", "abc"), "b.json")}}},
+                                {});
+    ASSERT_TRUE(pooled.ok());
+    EXPECT_TRUE(has_warning(pooled.value(), "base pools runs of different QEMU"));
+    EXPECT_TRUE(has_warning(pooled.value(), "QEMU differs"));
+
+    std::string text = render(qemu, {Format::text, false});
+    EXPECT_NE(text.find("warning: QEMU differs"), std::string::npos) << text;
+    EXPECT_EQ(report_json(commit)["sides"][1]["image"], "0.1.0 (abc-dirty)");
+}
+
 // ---- output ------------------------------------------------------------------------------
 
 TEST(Render, TextLooksLikeMmtests) {
@@ -755,6 +806,17 @@ TEST_F(CompareCliTest, OneWallClockRunASideExitsZeroWithoutMarks) {
     CliRun round = run({a, b, "--unit", "round"});
     EXPECT_EQ(round.code, kCompareOk);
     EXPECT_NE(round.out.find("* -30."), std::string::npos) << round.out;
+}
+
+TEST_F(CompareCliTest, DifferentQemuIsAWarningOnStderrAndInTheHeader) {
+    Spec a = with_rates(scaled(200), "a"), b = with_rates(scaled(200), "b", "bb");
+    a.qemu = "QEMU emulator version 7.2.17";
+    b.qemu = "QEMU emulator version 8.2.2";
+    CliRun r = run({write("a.json", a), write("b.json", b)});
+    EXPECT_EQ(r.code, kCompareOk) << r.err;
+    EXPECT_NE(r.err.find("initbench compare: warning: QEMU differs"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("warning: QEMU differs"), std::string::npos) << r.out;
+    EXPECT_LT(r.out.find("warning: QEMU differs"), r.out.find("fork")) << "in the header, before the table";
 }
 
 TEST_F(CompareCliTest, IcountRoundsAreMarkedAndFailOnIsQualified) {

@@ -4,6 +4,7 @@
 #include "common/logparse.h"
 #include "common/record.h"
 #include "host/cpio_archive.h"
+#include "host/environment.h"
 #include "host/hash.h"
 #include "host/image_settings.h"
 #include "host/process.h"
@@ -317,6 +318,84 @@ TEST(ResultsDocument, EmptyLog) {
     EXPECT_EQ(doc["exit_code"], kExitBootFailure);
     EXPECT_EQ(doc["records"], json::array());
     EXPECT_EQ(doc["log"]["status"], "no-records");
+}
+
+// ---- the environment fingerprint -----------------------------------------------------
+
+TEST(Environment, QemuVersionFromItsBanner) {
+    json q = qemu_version_facts("QEMU emulator version 7.2.17 (Debian 1:7.2+dfsg-7+deb12u13)\n"
+                                "Copyright (c) 2003-2022 Fabrice Bellard and the QEMU Project developers\n");
+    EXPECT_EQ(q["version"], "7.2.17");
+    EXPECT_EQ(q["banner"], "QEMU emulator version 7.2.17 (Debian 1:7.2+dfsg-7+deb12u13)");
+    EXPECT_EQ(qemu_version_facts("QEMU emulator version 8.2.2\r\n")["version"], "8.2.2");
+    EXPECT_EQ(qemu_version_facts(""), json::object());
+    EXPECT_EQ(qemu_version_facts("exec qemu-system-x86_64: No such file or directory\n"), json::object());
+}
+
+TEST(Environment, CpuModelOfX86AndArm64) {
+    EXPECT_EQ(cpu_model("processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) CPU @ 2.20GHz\n"
+                        "\nprocessor\t: 1\nmodel name\t: other\n"),
+              "Intel(R) Xeon(R) CPU @ 2.20GHz");
+    EXPECT_EQ(cpu_model("processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\nCPU architecture: 8\n"
+                        "CPU part\t: 0xd0c\n"),
+              "implementer 0x41 part 0xd0c");
+    EXPECT_EQ(cpu_model("processor : 0\n"), "");
+}
+
+TEST(Environment, CliBuildHasVersionAndCommit) {
+    json b = cli_build_facts();
+    EXPECT_FALSE(b["version"].get<std::string>().empty());
+    EXPECT_FALSE(b["commit"].get<std::string>().empty()) << "a commit, or \"unknown\" outside git";
+    EXPECT_EQ(parse_environment(), json({{"initbench", b}}));
+}
+
+// run's fingerprint: QEMU asked once, the host, the .config's SHA-256.
+TEST(Environment, RunEnvironmentAsksQemuOnceAndHashesTheConfig) {
+    TempDir dir;
+    const std::string count = dir / "count";
+    const std::string qemu = dir.file("qemu-system-test", "#!/bin/sh\necho x >> " + count +
+                                                           "\necho 'QEMU emulator version 9.1.0 (test build)'\n");
+    ASSERT_EQ(::chmod(qemu.c_str(), 0755), 0);
+    const std::string config = dir.file("config", "CONFIG_X=y\n");
+    json env = run_environment(qemu, config);
+    EXPECT_EQ(env["qemu"], json({{"binary", qemu}, {"version", "9.1.0"}, {"banner", "QEMU emulator version 9.1.0 (test build)"}}));
+    EXPECT_EQ(env["kernel_config"]["sha256"], sha256_file(config));
+    EXPECT_EQ(env["kernel_config"]["bytes"], 11);
+    EXPECT_EQ(env["initbench"], cli_build_facts());
+    EXPECT_FALSE(env["host"]["kernel_release"].get<std::string>().empty());
+    EXPECT_TRUE(env["host"].contains("cpu_model"));
+    EXPECT_EQ(run_environment(qemu, "")["qemu"], env["qemu"]);
+    EXPECT_FALSE(run_environment(qemu, "").contains("kernel_config"));
+    EXPECT_EQ(slurp(count), "x\n") << "QEMU --version runs once a process";
+
+    json missing = run_environment(dir / "no-such-qemu", dir / "no-such-config");
+    EXPECT_TRUE(missing["qemu"].contains("error")) << missing.dump();
+    EXPECT_FALSE(missing["qemu"].contains("version"));
+    EXPECT_TRUE(missing["kernel_config"].contains("error"));
+    EXPECT_FALSE(missing["kernel_config"].contains("sha256"));
+}
+
+// The image's build comes from the header record; the document has it only when asked.
+TEST(Environment, ResultsDocumentTakesTheImageFromTheHeader) {
+    json header = kHeader;
+    header["initbench"] = "0.1.0";
+    header["initbench_commit"] = "bcdac30-dirty";
+    RecordWriter w;
+    const ParsedLog log = parse_log(w.line(header) + w.end_line());
+    const Verdict v = judge(log, std::nullopt);
+    json doc = results_document(log, v, json::object(), parse_environment());
+    EXPECT_EQ(doc["environment"]["image"], json({{"version", "0.1.0"}, {"commit", "bcdac30-dirty"}}));
+    EXPECT_EQ(doc["environment"]["initbench"], cli_build_facts());
+    EXPECT_FALSE(results_document(log, v, json::object()).contains("environment"));
+
+    header.erase("initbench_commit"); // an image built before the commit was recorded
+    RecordWriter w2;
+    const ParsedLog old = parse_log(w2.line(header) + w2.end_line());
+    EXPECT_EQ(results_document(old, v, json::object(), parse_environment())["environment"]["image"],
+              json({{"version", "0.1.0"}}));
+    const ParsedLog none = parse_log("");
+    EXPECT_FALSE(results_document(none, judge(none, std::nullopt), json::object(), parse_environment())["environment"]
+                     .contains("image"));
 }
 
 TEST(HumanSummary, NamesKernelPhasesAndVerdict) {

@@ -240,6 +240,38 @@ class RefusesWhatTheGuestNeverWrites(unittest.TestCase):
                 mutate(bad["host"])
                 self.assertFalse(valid(bad, "results.schema.json"), what)
 
+    def test_environment(self):
+        doc = copy.deepcopy(DOC)
+        build = {"version": "0.1.0", "commit": "bcdac30-dirty"}
+        doc["environment"] = {"initbench": build, "image": {"version": "0.1.0"}}  # parse's
+        schema_check.validate_results(doc)
+        env = doc["environment"]
+        env["qemu"] = {"binary": "qemu-system-x86_64", "version": "7.2.17",
+                       "banner": "QEMU emulator version 7.2.17 (Debian 1:7.2+dfsg-7+deb12u13)"}
+        env["host"] = {"cpu_model": "Intel(R) Xeon(R) CPU @ 2.20GHz", "kernel_release": "6.1.0-28-cloud-amd64",
+                       "kernel_version": "#1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1", "machine": "x86_64"}
+        env["kernel_config"] = {"path": ".config", "sha256": "0" * 64, "bytes": 250000}
+        schema_check.validate_results(doc)  # run's
+        env["qemu"] = {"binary": "qemu-system-x86_64", "error": "not found"}
+        schema_check.validate_results(doc)
+        doc["records"][0]["initbench_commit"] = "bcdac30"
+        schema_check.validate_record(doc["records"][0])
+        for mutate, what in [
+            (lambda e: e.pop("initbench"), "without the CLI's build"),
+            (lambda e: e.__setitem__("qemu", {"binary": "q", "version": "7.2", "banner": "b", "error": "x"}),
+             "QEMU with a version and an error"),
+            (lambda e: e["qemu"].pop("binary"), "QEMU without its binary"),
+            (lambda e: e.pop("host"), "QEMU without the host"),
+            (lambda e: e["host"].pop("cpu_model"), "host without the CPU model"),
+            (lambda e: e["kernel_config"].pop("sha256"), "a config without its hash"),
+            (lambda e: e.__setitem__("qemu_version", "7.2"), "an unknown field"),
+        ]:
+            with self.subTest(what=what):
+                bad = copy.deepcopy(doc)
+                bad["environment"]["qemu"] = {"binary": "qemu-system-x86_64", "version": "7.2.17", "banner": "b"}
+                mutate(bad["environment"])
+                self.assertFalse(valid(bad, "results.schema.json"), what)
+
 
 if __name__ == "__main__":
     unittest.main()
