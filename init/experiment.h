@@ -16,14 +16,6 @@ struct ExperimentTimes {
     double last_phase_end = 0;
 };
 
-struct LoadSpec;
-
-// A phase's loads: one load's name, or registered loads joined by '+' ("sleep+syscall"), run
-// together in one window. Each part at most once and none with a sweep key. Empty, and
-// `why` says what is wrong (naming the part), when the name is not that. Defined in
-// payload/params.cpp, beside the registry, so that the unit tests need no init.
-std::vector<const LoadSpec*> phase_loads(std::string_view name, std::string& why);
-
 // Returns false when the experiment could not run as described (errors are already on the
 // console as records).
 bool run_experiment(const Config& config, Console& console, KmsgWatcher& kmsg, ExperimentTimes& times);

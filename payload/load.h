@@ -82,6 +82,10 @@ std::vector<unsigned> sweep_values(const LoadSpec& spec, const Config& config);
 LoadParams resolve_params(const LoadSpec& spec, const Config& config, unsigned sweep_value);
 // The parameters as a record shows them: those the load uses (the others are 0).
 nlohmann::json params_json(const LoadParams& p);
+// A phase's loads: one load's name, or registered loads joined by '+' ("sleep+syscall"), run
+// together in one window. Each part at most once and none with a sweep key. Empty, and
+// `why` says what is wrong (naming the part), when the name is not that.
+std::vector<const LoadSpec*> phase_loads(std::string_view name, std::string& why);
 
 // Shared by the loads.
 // Creates a thread with a small stack; an errno value when the kernel refuses, else 0.
