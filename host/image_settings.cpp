@@ -6,6 +6,11 @@
 namespace initbench {
 
 ConfigResult image_settings(const std::string& image, const std::vector<std::string>& params) {
+    return image_settings(image, params, std::nullopt);
+}
+
+ConfigResult image_settings(const std::string& image, const std::vector<std::string>& params,
+                            const std::optional<std::string>& experiment_override) {
     const std::string dir = std::string(kProfileDir).substr(1) + "/";
     const std::string experiment_path = std::string(kExperimentFile).substr(1);
     const auto files = read_cpio_files(image, [&](const std::string& path) {
@@ -30,7 +35,7 @@ ConfigResult image_settings(const std::string& image, const std::vector<std::str
     std::string cmdline;
     for (const auto& p : params)
         cmdline += p + " ";
-    return settings_from(cmdline, lookup, available, experiment);
+    return settings_from(cmdline, lookup, available, experiment_override ? experiment_override : experiment);
 }
 
 MachineChoice choose_machine(const Config& config, std::optional<unsigned> cli_cpus,

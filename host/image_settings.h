@@ -17,6 +17,10 @@ namespace initbench {
 // Errors (a bad key, an unknown profile) are the init's to report: it prints them as error
 // records. An image that cannot be read gives the defaults under the parameters.
 ConfigResult image_settings(const std::string& image, const std::vector<std::string>& params);
+// The same, with `experiment` in place of any experiment file the image has: how
+// `initbench pack --config` checks a file before packing it.
+ConfigResult image_settings(const std::string& image, const std::vector<std::string>& params,
+                            const std::optional<std::string>& experiment);
 
 // What QEMU is given, and where each value came from: "--cpus"/"--memory", a profile
 // ("profile:NAME"), the command line ("cmdline"), or "default".

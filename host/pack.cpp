@@ -1,6 +1,7 @@
 #include "host/pack.h"
 
 #include "common/config.h"
+#include "host/image_settings.h"
 #include "host/pack_programs.h"
 
 #include <CLI/CLI.hpp>
@@ -8,7 +9,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -27,20 +27,6 @@ void append_file(std::ostream& out, const std::string& path) {
         return; // inserting an empty streambuf would set failbit
     if (!in || !(out << in.rdbuf()))
         throw std::runtime_error("cannot read " + path);
-}
-
-// The embedded profiles of an image, by name; none if it cannot be read.
-std::optional<std::map<std::string, std::string>> image_profiles(const std::string& image) {
-    const std::string dir = "etc/initbench/profiles/";
-    const auto files = read_cpio_files(image, [&](const std::string& path) {
-        return path.starts_with(dir) && path.ends_with(".conf");
-    });
-    if (!files)
-        return std::nullopt;
-    std::map<std::string, std::string> out;
-    for (const auto& [path, text] : *files)
-        out[path.substr(dir.size(), path.size() - dir.size() - 5)] = text;
-    return out;
 }
 
 unsigned file_mode(const fs::path& p) {
@@ -202,22 +188,8 @@ std::vector<CpioEntry> payload_entries(const std::vector<PayloadAdd>& adds,
 }
 
 std::vector<std::string> check_experiment(const std::string& text, const std::string& base_image) {
-    const auto profiles = image_profiles(base_image);
-    std::vector<std::string> available;
-    if (profiles)
-        for (const auto& [name, _] : *profiles)
-            available.push_back(name);
-    // As the init applies it: the profile "payload" over the profile it includes.
-    auto lookup = [&](std::string_view name) -> std::optional<std::string> {
-        if (name == "payload")
-            return text;
-        if (!profiles)
-            return std::string(); // unknown here: the init will check the include
-        auto it = profiles->find(std::string(name));
-        return it == profiles->end() ? std::nullopt : std::optional<std::string>(it->second);
-    };
     std::vector<std::string> problems;
-    for (const auto& e : parse_config("initbench.profile=payload", lookup, available).errors)
+    for (const auto& e : image_settings(base_image, {}, text).errors)
         problems.push_back(e.describe());
     return problems;
 }

@@ -11,7 +11,7 @@ demo_packages=(
   # host build
   cmake ninja-build g++ pkg-config git
   clang-14 lld-14 llvm-14
-  nlohmann-json3-dev libcli11-dev libboost-math-dev
+  nlohmann-json3-dev libcli11-dev libboost-math-dev libyaml-dev
   # the kernel payload decompressors of PVH boot (zlib1g-dev and libzstd-dev are below)
   libbz2-dev liblzma-dev liblzo2-dev liblz4-dev
   # init for x86_64: musl + libc++ + Debian's static libbpf and its dependencies

@@ -79,6 +79,24 @@ TEST(Pack, ExperimentFileIsCheckedLikeAProfile) {
     EXPECT_NE(all.find("line 2: frobnicate=1: unknown key"), std::string::npos) << all;
 }
 
+TEST(Pack, ExperimentFileIncludesAreResolvedInTheBaseImage) {
+    // The same layers as the init: the file's include names one of the image's profiles,
+    // and that profile's own keys are checked too.
+    TempDir t;
+    const auto base = t.path / "base.cpio.gz";
+    write_cpio_gz({{CpioEntry::Kind::dir, "etc/initbench/profiles", 0755, "", 0, 0, {}},
+                   {CpioEntry::Kind::file, "etc/initbench/profiles/default.conf", 0644, "", 0, 0, "phases = none\n"},
+                   {CpioEntry::Kind::file, "etc/initbench/profiles/broken.conf", 0644, "", 0, 0, "rounds = many\n"}},
+                  base.string());
+    EXPECT_TRUE(check_experiment("include = default\nrepeat = 2\n", base.string()).empty());
+    auto missing = check_experiment("include = nosuch\n", base.string());
+    ASSERT_EQ(missing.size(), 1u);
+    EXPECT_NE(missing[0].find("nosuch"), std::string::npos) << missing[0];
+    auto broken = check_experiment("include = broken\n", base.string());
+    ASSERT_EQ(broken.size(), 1u);
+    EXPECT_NE(broken[0].find("profile:broken line 1: rounds=many"), std::string::npos) << broken[0];
+}
+
 TEST(Pack, AppendsAGzipMemberAndKeepsTheBaseBytes) {
     TempDir t;
     const auto base = t.path / "base.cpio.gz";
