@@ -1,12 +1,13 @@
 // `initbench compare`: reads results documents, pools the files of each side, finds every
 // metric and histogram by the records' own structure, tests the changes against the first
 // side and prints them (terminal, text, Markdown, JSON, CSV). `--fail-on` gives CI an exit
-// code.
+// code. Reading: compare_read.cpp; metrics: compare_metrics.cpp; checks and warnings:
+// compare_checks.cpp; statistics: compare_judge.cpp; output: compare_render.cpp and one
+// file per format; rules: compare_rules.cpp; the command line: compare_cli.cpp.
 #pragma once
 
 #include "host/stats.h"
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -46,6 +47,9 @@ struct Side {
     std::string label;
     std::vector<RunFile> runs; // pooled: every round of every run is one sample
 };
+
+// The side a SIDE argument names (side_files below), every file read.
+Result<Side> load_side(const std::string& arg, const std::string& label);
 
 enum class Method { welch, lkp, threshold };
 // What one sample is: a round, or a run (a results file: the mean of its rounds). Rounds of
@@ -189,10 +193,6 @@ struct RuleOutcome {
     bool unqualified = false;           // a rule fired on an unjudged change (effect size alone)
 };
 RuleOutcome apply_fail_rules(const Report& report, const std::vector<FailRule>& rules);
-
-// Registers `compare`. It runs as a callback during parsing and reports a nonzero exit code
-// by throwing CLI::RuntimeError(code), as the CLI's other callback subcommands do.
-void add_compare_command(CLI::App& app);
 
 // For `initbench report`, which reads sides as compare does: the results files a SIDE names
 // (files and directories, comma-separated), compare's default label for it, and the group

@@ -2,7 +2,7 @@
 // printed (run), or checks a console log captured elsewhere (parse).
 #include "host/bisect.h"
 #include "host/boot.h"
-#include "host/compare.h"
+#include "host/compare_cli.h"
 #include "host/environment.h"
 #include "host/image_paths.h"
 #include "host/image_settings.h"

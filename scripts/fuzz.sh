@@ -10,8 +10,8 @@ seconds=${1:-20}
 work=${2:-$(mktemp -d /tmp/initbench-fuzz.XXXXXX)}
 mkdir -p "$work"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I"$here")
-# The results reader is host code: it brings the compare/stats sources with it.
-host_sources=("$here/host/compare.cpp" "$here/host/stats.cpp")
+# The results reader is host code: compare's reading, on its own.
+host_sources=("$here/host/compare_read.cpp")
 for target in config log results; do
     bin=$work/fuzz_$target
     extra=()

@@ -4,7 +4,9 @@
 #include "host/bisect.h"
 #include "common/record.h"
 #include "host/compare.h"
+#include "host/compare_cli.h"
 
+#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,0 +1,18 @@
+// compare's checks of its sides: what refuses a comparison and what it warns about.
+#pragma once
+
+#include "host/compare.h"
+
+#include <vector>
+
+namespace initbench {
+
+// Refuses mixed clocks and (unless options.force) different experiments; adds the
+// warnings (the same run twice, the same kernel on two sides, different QEMU or image
+// builds ...) to report.warnings, and the environment's also to report.environment_warnings.
+Status check_sides(const std::vector<Side>& sides, const CompareOptions& options, Report& report);
+
+// The side as the report names it: label, files, kernel, QEMU and image.
+SideInfo side_info(const Side& side);
+
+} // namespace initbench

@@ -1,0 +1,76 @@
+// `--fail-on METRIC:+N%`: the rules that give CI an exit code.
+#include "host/compare.h"
+
+#include "common/text.h"
+
+#include <cmath>
+#include <fnmatch.h>
+
+namespace initbench {
+
+Result<FailRule> parse_fail_rule(std::string_view text) {
+    auto colon = text.rfind(':');
+    if (colon == std::string_view::npos || colon == 0)
+        return Error{"--fail-on '" + std::string(text) +
+                     "': expected METRIC:+N%, METRIC:-N% or METRIC:N%"};
+    FailRule rule;
+    rule.text = std::string(text);
+    rule.pattern = std::string(text.substr(0, colon));
+    std::string amount(text.substr(colon + 1));
+    if (!amount.empty() && amount.back() == '%')
+        amount.pop_back();
+    if (!amount.empty() && (amount[0] == '+' || amount[0] == '-')) {
+        rule.sign = amount[0] == '+' ? 1 : -1;
+        amount.erase(0, 1);
+    }
+    size_t used = 0;
+    try {
+        rule.pct = std::stod(amount, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (amount.empty() || used != amount.size() || !std::isfinite(rule.pct) || rule.pct < 0)
+        return Error{"--fail-on '" + rule.text + "': the change must be a percentage like +5%"};
+    return rule;
+}
+
+bool metric_matches(const std::string& pattern, const std::string& id, const std::string& name) {
+    return ::fnmatch(pattern.c_str(), id.c_str(), 0) == 0 ||
+           ::fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+}
+
+RuleOutcome apply_fail_rules(const Report& report, const std::vector<FailRule>& rules) {
+    RuleOutcome out;
+    for (const auto& rule : rules) {
+        bool matched = false;
+        for (const auto& m : report.metrics) {
+            if (!metric_matches(rule.pattern, m.id, m.name))
+                continue;
+            matched = true;
+            for (size_t i = 0; i < m.changes.size(); i++) {
+                const Change& c = m.changes[i];
+                // An unjudged change still fails CI on its size, and says so.
+                const bool unqualified = c.kind == ChangeKind::unqualified;
+                if (!(c.significant || unqualified) || !c.pct)
+                    continue;
+                bool fires = rule.sign > 0   ? *c.pct >= rule.pct
+                             : rule.sign < 0 ? *c.pct <= -rule.pct
+                                             : std::fabs(*c.pct) >= rule.pct;
+                if (!fires)
+                    continue;
+                out.fired.push_back(
+                    rule.text + ": " + m.id + " " + format_number(*c.pct, "%+.2f%%") + " (" +
+                    report.sides[i + 1].label + " vs " + report.sides[0].label + ")" +
+                    (unqualified ? " on the effect size alone, unqualified by "
+                                   "significance"
+                                 : ""));
+                out.unqualified = out.unqualified || unqualified;
+            }
+        }
+        if (!matched)
+            out.unmatched.push_back(rule.text);
+    }
+    return out;
+}
+
+} // namespace initbench
