@@ -1,4 +1,5 @@
 #include "common/config.h"
+#include "common/external_load.h"
 #include "common/machine.h"
 #include "common/text.h"
 
@@ -115,12 +116,22 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::string unknown_key_reason(std::string_view name, std::string_view prefix) {
-    std::string_view best;
+    std::string best;
     size_t best_distance = std::numeric_limits<size_t>::max();
+    // A family's row is compared with the NAME the key gives (load.x.metrc: load.x.metric).
+    const size_t dot = name.find('.');
+    const std::string_view instance =
+        dot == std::string_view::npos ? std::string_view() : name.substr(dot + 1).substr(0, name.substr(dot + 1).find('.'));
     for (const KeySpec &spec : config_keys()) {
-        const size_t d = edit_distance(name, spec.name);
+        std::string candidate(spec.name);
+        if (size_t star = candidate.find('*'); star != std::string::npos) {
+            if (instance.empty())
+                continue;
+            candidate.replace(star, 1, instance);
+        }
+        const size_t d = edit_distance(name, candidate);
         if (d < best_distance) {
-            best = spec.name;
+            best = candidate;
             best_distance = d;
         }
     }
@@ -128,7 +139,7 @@ std::string unknown_key_reason(std::string_view name, std::string_view prefix) {
         best_distance < name.size() && (best_distance <= 2 || best_distance * 3 <= name.size());
     if (!close)
         return "unknown key";
-    return "unknown key (did you mean '" + std::string(prefix) + std::string(best) + "'?)";
+    return "unknown key (did you mean '" + std::string(prefix) + best + "'?)";
 }
 
 // Length of the valid UTF-8 sequence at s[i], or 0. The command line is arbitrary bytes,
@@ -224,8 +235,26 @@ Config::Config() {
 }
 
 const Config::Entry *Config::entry(std::string_view key) const {
-    const KeySpec *spec = find_key(key);
-    return spec ? &entries_[size_t(spec - config_keys().data())] : nullptr;
+    std::string why;
+    const KeySpec *spec = key_for(key, why);
+    if (!spec)
+        return nullptr;
+    if (spec->name != key) // a family's key: as given, else its row's default
+        if (auto it = family_entries_.find(key); it != family_entries_.end())
+            return &it->second;
+    return &entries_[size_t(spec - config_keys().data())];
+}
+
+std::vector<std::string> Config::family_names(std::string_view family) const {
+    std::vector<std::string> names;
+    for (const auto &[key, e] : family_entries_) {
+        if (key.rfind(std::string(family) + ".", 0) != 0)
+            continue;
+        std::string name(family_name(key));
+        if (std::find(names.begin(), names.end(), name) == names.end())
+            names.push_back(std::move(name));
+    }
+    return names;
 }
 
 template <typename T> T Config::get(std::string_view key, T fallback) const {
@@ -258,10 +287,24 @@ std::string Config::source(std::string_view key) const {
 nlohmann::json Config::to_json() const {
     nlohmann::json values = nlohmann::json::object(), sources = nlohmann::json::object();
     auto keys = config_keys();
+    auto put = [&](const std::string &name, const Entry &e) {
+        std::visit([&](const auto &v) { values[name] = v; }, e.value);
+        sources[name] = e.source;
+    };
     for (size_t i = 0; i < keys.size(); ++i) {
         const std::string name(keys[i].name);
-        std::visit([&](const auto &v) { values[name] = v; }, entries_[i].value);
-        sources[name] = entries_[i].source;
+        const size_t star = name.find('*');
+        if (star == std::string::npos) {
+            put(name, entries_[i]);
+            continue;
+        }
+        // A family's every key for each NAME given, set or at its default.
+        for (const std::string &instance : family_names(name.substr(0, star - 1))) {
+            std::string key = name;
+            key.replace(star, 1, instance);
+            auto it = family_entries_.find(key);
+            put(key, it != family_entries_.end() ? it->second : entries_[i]);
+        }
     }
     return {{"values", values},
             {"sources", sources},
@@ -382,6 +425,11 @@ ConfigResult ConfigBuilder::build(std::string_view cmdline) {
                                                       : std::string("machine.topology");
         error(shown, result_.config.str("machine.topology"), why, source);
     }
+    for (const auto &[key, why] : external_load_conflicts(result_.config)) {
+        const std::string source = result_.config.source(key);
+        const std::string shown = source == "cmdline" ? std::string(kCmdlinePrefix) + key : key;
+        error(shown, result_.config.str(key), why, source);
+    }
     return std::move(result_);
 }
 
@@ -391,10 +439,12 @@ std::vector<ConfigBuilder::Setting> ConfigBuilder::read_cmdline(std::string_view
         if (p.key.rfind(kCmdlinePrefix, 0) != 0)
             continue; // not ours
         const std::string name = p.key.substr(kCmdlinePrefix.size());
-        const KeySpec *spec = find_key(name);
+        std::string refused;
+        const KeySpec *spec = key_for(name, refused);
         const std::string value = p.value.value_or("");
         if (!spec) {
-            error(p.key, value, unknown_key_reason(name, kCmdlinePrefix), "cmdline");
+            error(p.key, value, refused.empty() ? unknown_key_reason(name, kCmdlinePrefix) : refused,
+                  "cmdline");
         } else if (!p.value && spec->kind != Kind::flag) {
             error(p.key, "", "missing value: write " + p.key + "=VALUE", "cmdline");
         } else if (std::any_of(out.begin(), out.end(),
@@ -464,7 +514,9 @@ void ConfigBuilder::read_profile_line(std::string_view line, unsigned n, const s
     Setting s{key, unquote(trim(line.substr(eq + 1))), n};
     auto fail = [&](std::string reason) { error(key, s.value, std::move(reason), source, n); };
     auto given = [&](const Setting &o) { return o.key == key; };
-    if (s.value.empty() && !(find_key(key) && empty_clears(*find_key(key))))
+    std::string refused;
+    const KeySpec *spec = key_for(key, refused);
+    if (s.value.empty() && !(spec && empty_clears(*spec)))
         return fail("empty value");
     if (!valid_utf8(s.value))
         return fail("not valid UTF-8");
@@ -478,8 +530,8 @@ void ConfigBuilder::read_profile_line(std::string_view line, unsigned n, const s
         fail("a profile cannot choose the profile; use 'include = NAME'");
     } else if (key.rfind(kCmdlinePrefix, 0) == 0) {
         fail("drop the 'initbench.' prefix in a profile");
-    } else if (!find_key(key)) {
-        fail(unknown_key_reason(key, ""));
+    } else if (!spec) {
+        fail(refused.empty() ? unknown_key_reason(key, "") : refused);
     } else if (std::any_of(p.settings.begin(), p.settings.end(), given)) {
         fail("given more than once in this profile");
     } else {
@@ -488,7 +540,8 @@ void ConfigBuilder::read_profile_line(std::string_view line, unsigned n, const s
 }
 
 void ConfigBuilder::apply(const Setting &s, const std::string &source, std::string_view shown_key) {
-    const KeySpec *spec = find_key(s.key);
+    std::string refused;
+    const KeySpec *spec = key_for(s.key, refused);
     if (!spec)
         return; // reported when read
     if (s.value.empty() && !empty_clears(*spec))
@@ -500,8 +553,11 @@ void ConfigBuilder::apply(const Setting &s, const std::string &source, std::stri
         return error(std::string(shown_key), s.value, std::move(why), source, s.line);
     std::string text =
         spec->kind == Kind::list ? join(std::get<std::vector<std::string>>(value), ",") : s.value;
-    result_.config.entries_[size_t(spec - config_keys().data())] = {std::move(value),
-                                                                    std::move(text), source};
+    Config::Entry entry{std::move(value), std::move(text), source};
+    if (spec->name != s.key)
+        result_.config.family_entries_[s.key] = std::move(entry);
+    else
+        result_.config.entries_[size_t(spec - config_keys().data())] = std::move(entry);
 }
 
 ConfigResult parse_config(std::string_view cmdline, const ProfileLookup &lookup,

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,10 +29,18 @@ struct KeySpec {
     std::vector<std::string_view> choices; // Kind::enumeration
     // Extra check of a string or of each list item: why it is refused, empty if fine.
     std::string (*check)(std::string_view value) = nullptr;
+    // A family's row has '*' for a NAME in its name (load.*.setup); this checks the NAME.
+    std::string (*name_check)(std::string_view name) = nullptr;
 };
 
 std::span<const KeySpec> config_keys();
+// A key of the table, exactly as named (a family's row by its name with '*').
 const KeySpec *find_key(std::string_view name);
+// The row of a key as given: an exact key, or a family's row whose '*' stands for a NAME
+// that its name_check takes. Null, with `why` set when the NAME is refused, if none.
+const KeySpec *key_for(std::string_view name, std::string &why);
+// The NAME a family key stands for ("x" for load.x.setup), or "" for any other key.
+std::string_view family_name(std::string_view key);
 // The check of profile names: [a-z0-9_-]{1,32}.
 std::string check_profile_name(std::string_view name);
 
@@ -63,6 +72,9 @@ public:
     bool flag(std::string_view key) const;
     std::string source(std::string_view key) const; // "default", "profile:NAME", "cmdline"
 
+    // The NAMEs of a family's keys that were given: {"stress"} for load.stress=...
+    std::vector<std::string> family_names(std::string_view family) const;
+
     const std::vector<std::string> &profiles() const { return profiles_; } // applied, base first
     const std::string &description() const { return description_; }
 
@@ -80,7 +92,8 @@ private:
     const Entry *entry(std::string_view key) const;
     template <typename T> T get(std::string_view key, T fallback) const;
 
-    std::vector<Entry> entries_; // parallel to config_keys()
+    std::vector<Entry> entries_; // parallel to config_keys(); a family's row holds its default
+    std::map<std::string, Entry, std::less<>> family_entries_; // family keys given, by key
     std::vector<std::string> profiles_;
     std::string description_;
 };

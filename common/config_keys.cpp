@@ -2,6 +2,7 @@
 // parsing, validation, profiles and the header record pick it up from the table.
 
 #include "common/config.h"
+#include "common/external_load.h"
 #include "common/linear_hist.h"
 #include "common/machine.h"
 #include "common/perf_events.h"
@@ -83,6 +84,17 @@ std::string check_nice(std::string_view text) {
 }
 KeySpec checked_key(KeySpec k, std::string (*check)(std::string_view)) {
     k.check = check;
+    return k;
+}
+// A command with placeholders: split as a payload command is, and only the known ones.
+std::string check_external_command(std::string_view text) {
+    if (std::string why = check_command(text); !why.empty())
+        return why;
+    return check_placeholders(text);
+}
+// A row of the load.NAME family (an external load).
+KeySpec external_key(KeySpec k) {
+    k.name_check = check_external_load_name;
     return k;
 }
 
@@ -209,6 +221,36 @@ std::span<const KeySpec> config_keys() {
         uint_key("repeat", "1", 1, 100000, "runs of the command or module, each counted on its own"),
         checked_key(key("pin", Kind::string, "", "CPUs the command or module load runs on (0, 2-3)"),
                     check_cpu_list),
+        // External loads: load.NAME="PROGRAM ARGS" makes NAME a load that phases can name.
+        external_key(checked_key(key("load.*", Kind::string, "",
+                                     "an external load NAME: the program and its arguments, with "
+                                     "{duration}, {workers}, {clients} and {cpus} replaced"),
+                                 check_external_command)),
+        external_key(checked_key(key("load.*.setup", Kind::string, "",
+                                     "a program started before each of the load's phases (a server) "
+                                     "and killed after it"),
+                                 check_external_command)),
+        external_key(key("load.*.ready", Kind::string, "",
+                         "the phase waits until the setup's output holds this text")),
+        external_key(uint_key("load.*.ready_port", "0", 0, 65535,
+                              "the phase waits until a TCP socket listens on this port (for a setup "
+                              "whose output is buffered); 0: no wait")),
+        external_key(seconds_key("load.*.ready_timeout", "30", 0.1, 3600,
+                                 "the longest wait for load.NAME.ready or .ready_port; then an error "
+                                 "and the phase does not run")),
+        external_key(checked_key(key("load.*.clients", Kind::list, "",
+                                     "values of {clients}, one phase each: counts, cpus, K*cpus, "
+                                     "cpus/K, and ... to double up to the next"),
+                                 check_count_item)),
+        external_key(checked_key(key("load.*.metric", Kind::string, "",
+                                     "the phase's metric: a POSIX extended regular expression with one "
+                                     "capture group, its last match in the program's output"),
+                                 check_metric_regex)),
+        external_key(key("load.*.unit", Kind::string, "", "the metric's unit (MB/s, bogo-ops/s)")),
+        external_key(enum_key("load.*.better", "higher", {"higher", "lower"},
+                              "whether a higher or a lower metric is better")),
+        external_key(enum_key("load.*.agg", "hmean", {"hmean", "amean"},
+                              "how the metric is averaged over rounds and runs: hmean for rates")),
     };
     return keys;
 }
@@ -218,6 +260,40 @@ const KeySpec *find_key(std::string_view name) {
         if (spec.name == name)
             return &spec;
     return nullptr;
+}
+
+std::string_view family_name(std::string_view key) {
+    const size_t dot = key.find('.');
+    if (dot == std::string_view::npos)
+        return {};
+    const std::string_view rest = key.substr(dot + 1);
+    const std::string_view name = rest.substr(0, rest.find('.'));
+    for (const KeySpec &spec : config_keys()) {
+        const std::string_view row = spec.name;
+        const size_t star = row.find('*');
+        if (star == std::string_view::npos || row.substr(0, star) != key.substr(0, dot + 1))
+            continue;
+        if (row.substr(star + 1) == key.substr(dot + 1 + name.size()))
+            return name;
+    }
+    return {};
+}
+
+const KeySpec *key_for(std::string_view name, std::string &why) {
+    if (const KeySpec *spec = find_key(name))
+        return spec;
+    const std::string_view instance = family_name(name);
+    if (instance.empty())
+        return nullptr;
+    const size_t dot = name.find('.');
+    std::string row(name.substr(0, dot + 1));
+    row += "*";
+    row += name.substr(dot + 1 + instance.size());
+    const KeySpec *spec = find_key(row);
+    if (spec && spec->name_check)
+        if (why = spec->name_check(instance); !why.empty())
+            return nullptr;
+    return spec;
 }
 
 } // namespace initbench
