@@ -1,5 +1,6 @@
 #include "init/background.h"
 
+#include "common/external_load.h"
 #include "common/perf_events.h"
 #include "common/text.h"
 #include "init/commands.h"
@@ -12,6 +13,13 @@
 
 namespace initbench {
 namespace {
+
+bool listening(unsigned port) {
+    for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"})
+        if (auto text = read_file(table, 1 << 20); text && tcp_listening(text.value(), port))
+            return true;
+    return false;
+}
 
 // The last non-empty line of what the command printed, for a warning or an error.
 std::string last_line(const std::string& text) {
@@ -59,14 +67,14 @@ bool Background::start(BackgroundOptions options, Console& console) {
     std::vector<std::string> argv;
     // The key's own check refused a bad command already; this is for the record.
     if (auto why = split_command(command, argv); !why.empty()) {
-        console.error("background", why, "background");
+        console.error(options_.what, why, options_.key);
         return false;
     }
     const std::string path = resolve_program(argv[0]);
     if (path.empty()) {
-        console.error("background",
+        console.error(options_.what,
                       "'" + argv[0] + "' not found in " + std::string(command_path_env() + 5),
-                      "background");
+                      options_.key);
         return false;
     }
     // Everything the child needs is made before fork: the init has threads, so the child may
@@ -84,7 +92,7 @@ bool Background::start(BackgroundOptions options, Console& console) {
     const double t0 = monotonic_seconds();
     const pid_t pid = ::fork();
     if (pid < 0) {
-        console.error("background", errno_error("fork").message(), "background");
+        console.error(options_.what, errno_error("fork").message(), options_.key);
         return false;
     }
     if (pid == 0) {
@@ -96,7 +104,7 @@ bool Background::start(BackgroundOptions options, Console& console) {
         ::dup2(out.get(), 1);
         ::dup2(out.get(), 2);
         ::execve(path.c_str(), cargv.data(), const_cast<char* const*>(env));
-        static const char kFailed[] = "background: execve failed\n";
+        static const char kFailed[] = "initbench: execve failed\n";
         (void)!::write(2, kFailed, sizeof kFailed - 1);
         ::_exit(127);
     }
@@ -119,27 +127,31 @@ bool Background::reaped_now() {
 }
 
 bool Background::wait_ready(Console& console) {
-    if (!pid_ || options_.ready.empty())
+    if (!pid_ || (options_.ready.empty() && !options_.ready_port))
         return true;
     const double deadline = start_time_ + options_.ready_timeout;
+    const std::string port = std::to_string(options_.ready_port);
+    const bool text = !options_.ready.empty();
+    const std::string awaited = text ? "print '" + options_.ready + "'" : "listen on TCP port " + port;
+    const std::string before = text ? "printed '" + options_.ready + "'" : "listened on TCP port " + port;
     for (;;) {
         // The text may be printed by the command's last act: look before asking if it ended.
         const bool ended = reaped_now();
-        if (output().find(options_.ready) != std::string::npos) {
+        if ((options_.ready.empty() || output().find(options_.ready) != std::string::npos) &&
+            (!options_.ready_port || listening(options_.ready_port))) {
             ready_s_ = monotonic_seconds() - start_time_;
             return true;
         }
         std::string why;
         if (ended)
-            why = "'" + options_.command + "' " + describe_exit(status_) + " before it printed '" +
-                  options_.ready + "'";
+            why = "'" + options_.command + "' " + describe_exit(status_) + " before it " + before;
         else if (monotonic_seconds() >= deadline)
-            why = "'" + options_.command + "' did not print '" + options_.ready + "' within " +
-                  std::to_string(int(options_.ready_timeout)) + " s (background.ready_timeout)";
+            why = "'" + options_.command + "' did not " + awaited + " within " +
+                  format_number(options_.ready_timeout) + " s (" + options_.ready_key + "_timeout)";
         if (!why.empty()) {
             if (auto line = last_line(output()); !line.empty())
                 why += "; its last line: " + line;
-            console.error("background", why, "background.ready");
+            console.error(options_.what, why, options_.ready_key);
             return false;
         }
         ::usleep(20 * 1000);
@@ -212,7 +224,7 @@ void Background::stop(Console& console) {
             "'" + options_.command + "' " + describe_exit(status_) + " before the run ended";
         if (auto line = last_line(output()); !line.empty())
             reason += ": " + line;
-        console.warning("background", reason);
+        console.warning(options_.what, reason);
     }
     if (options_.record)
         console.emit(record());

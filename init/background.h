@@ -33,10 +33,16 @@ inline constexpr double kBackgroundAnswerWait = 2; // seconds
 struct BackgroundOptions {
     std::string command; // split and looked up like initbench.cmd; empty: none
     std::string ready;   // text to wait for in the output; empty: no wait
+    unsigned ready_port = 0; // or a TCP port to wait for a listener on; 0: none
     double ready_timeout = 600;
     int window_signal = 0; // 0: no marks
     bool record = false;   // a background record when it is stopped
     std::string output_path = kBackgroundOutput;
+    // What its records say it is, and its keys: an external load's setup is started this
+    // way too (load.NAME.setup, load.NAME.ready).
+    std::string what = "background";
+    std::string key = "background";
+    std::string ready_key = "background.ready"; // its timeout key is this + "_timeout"
 };
 
 // The options from the background.* keys.
@@ -55,8 +61,8 @@ public:
     // Starts the command (nothing to do without one); false, with an error record, when it
     // cannot be started.
     bool start(BackgroundOptions options, Console& console);
-    // Waits for the ready text. False, with an error record, when the command exited first or
-    // the text did not come in time: then no phase should run.
+    // Waits for the ready text (and the port's listener). False, with an error record, when the
+    // command exited first or they did not come in time: then no phase should run.
     bool wait_ready(Console& console);
     // A mark in the output and the window signal to the command (if asked for them).
     void window(const char* event, const std::string& phase, uint64_t round);
@@ -65,6 +71,8 @@ public:
     void await_answer();
     // Its process group (the tasks that are not a phase's), 0 when nothing runs.
     pid_t group() const { return pid_; }
+    // From the start to the ready text in seconds; -1 before it came (or without one).
+    double ready_s() const { return ready_s_; }
     // Kills its process group and reaps it; a warning record when it had failed on its own;
     // the background record when asked for.
     void stop(Console& console);

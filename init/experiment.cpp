@@ -9,8 +9,10 @@
 #include "bpf/vmlinux_btf.h"
 #include "bpf/wakeups_probe.h"
 #include "common/perf_events.h"
+#include "common/text.h"
 #include "init/background.h"
 #include "init/commands.h"
+#include "payload/external.h"
 #include "payload/load_group.h"
 #include "init/perf_counters.h"
 #include "payload/load.h"
@@ -22,6 +24,7 @@
 #include <optional>
 #include <sched.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace initbench {
@@ -29,11 +32,24 @@ namespace {
 
 // A load's tasks get this long to set up (15 000 sleepers take seconds under TCG).
 constexpr double kReadyTimeout = 120;
+// An external program is waited for after the window this long at least (and at least the
+// phase's duration): under TCG a program's own start and end take seconds.
+constexpr double kProgramEndGrace = 10;
+// The tail of an external program's output that its phase record keeps.
+constexpr size_t kProgramOutputTail = 2048;
 
 struct PhaseLoad {
     const LoadSpec* load = nullptr;
     LoadParams params;
     unsigned sweep_value = 0; // the value of the load's sweep key; 0 without one
+    const ExternalLoad* external = nullptr; // an external load (load.NAME)
+    std::string setup;                      // its setup command, placeholders replaced
+};
+
+// How an external load's program and setup went in one phase, for its record.
+struct ProgramRun {
+    std::unique_ptr<Background> setup;
+    bool ended = false; // on its own, before the runner gave up waiting
 };
 
 struct PhasePlan {
@@ -161,6 +177,7 @@ public:
     void set_background(Background* background) { background_ = background; }
 
     bool plan() {
+        define_external_loads(config_);
         bool ok = plan_options();
         for (const auto& name : config_.list("phases")) {
             if (name == "none") {
@@ -180,7 +197,7 @@ public:
                 PhasePlan p;
                 p.name = name;
                 for (const LoadSpec* load : loads) {
-                    p.loads.push_back({load, resolve_params(*load, config_, 0), 0});
+                    p.loads.push_back(phase_load(*load, 0));
                     if (auto no = load->unsupported(); !no.empty() && p.unsupported.empty())
                         p.unsupported = std::string(load->name) + ": " + no;
                 }
@@ -193,7 +210,7 @@ public:
             const LoadSpec* load = loads.front();
             for (unsigned v : sweep_values(*load, config_)) {
                 PhasePlan p{load->sweep.empty() ? name : name + "-" + std::to_string(v),
-                            {{load, resolve_params(*load, config_, v), v}}, load->unsupported()};
+                            {phase_load(*load, v)}, load->unsupported()};
                 if (within_task_limit(p))
                     phases_.push_back(std::move(p));
                 else
@@ -201,6 +218,22 @@ public:
             }
         }
         return ok;
+    }
+
+    PhaseLoad phase_load(const LoadSpec& load, unsigned v) const {
+        PhaseLoad part;
+        part.load = &load;
+        part.params = resolve_params(load, config_, v);
+        part.sweep_value = v;
+        if ((part.external = find_external(load))) {
+            const std::string path = resolve_program(part.params.program);
+            if (!path.empty()) // else the exec fails, and the phase says so
+                part.params.program = path;
+            part.params.env = {command_path_env(), "HOME=/root", "TERM=linux"};
+            part.setup = substitute(config_.str("load." + part.external->name + ".setup"),
+                                    external_values(config_, v));
+        }
+        return part;
     }
 
     // Each load's cgroup has its own pids.max: each load is checked against it.
@@ -340,6 +373,18 @@ private:
             rec["rest_s"] = rest;
         }
 
+        // External loads' setups (servers) first: the loads start once each is ready.
+        std::vector<ProgramRun> programs(phase.loads.size());
+        auto stop_setups = [&] {
+            for (auto& p : programs)
+                if (p.setup)
+                    p.setup->stop(console_);
+        };
+        for (size_t i = 0; i < phase.loads.size(); i++)
+            if (!phase.loads[i].setup.empty() && !start_setup(phase, phase.loads[i], programs[i])) {
+                stop_setups();
+                return false;
+            }
         for (auto& probe : probes_)
             probe->before_load();
         // One group (and cgroup) per load; a joined phase starts them all, then waits until
@@ -365,22 +410,29 @@ private:
                     console_.error("phase " + phase.name, who + started.error().message());
                     for (auto& g : groups) // the loads that did start
                         g->stop();
+                    stop_setups();
                     return false;
                 }
                 groups.push_back(std::move(started.value()));
+                if (auto& setup = programs[groups.size() - 1].setup; setup && setup->group())
+                    if (Status s = groups.back()->adopt(setup->group()); !s)
+                        console_.warning("phase " + phase.name,
+                                         "setup left outside the load's cgroup: " + s.error().message());
                 for (const auto& note : groups.back()->notes())
                     console_.warning("phase " + phase.name, note);
             }
-            std::vector<WorkerExit> exits;
             bool ready = true;
-            for (auto& g : groups)
+            for (auto& g : groups) {
+                std::vector<WorkerExit> exits;
                 ready = g->wait_ready(t_start + kReadyTimeout, exits) && ready;
+                if (!find_external(g->spec())) // a program that ends is not a loss
+                    for (const auto& e : exits)
+                        early_exits_.push_back({{"pid", e.pid}, {"how", describe_exit(e.status)}});
+            }
             if (!ready)
                 console_.warning("phase " + phase.name, "not every worker was ready after " +
                                                             std::to_string(int(kReadyTimeout)) +
                                                             " s: measuring what runs");
-            for (const auto& e : exits)
-                early_exits_.push_back({{"pid", e.pid}, {"how", describe_exit(e.status)}});
             rec["startup_s"] = monotonic_seconds() - t_start;
         }
         groups_.clear();
@@ -442,6 +494,12 @@ private:
             background_->await_answer();
         }
         const double elapsed = s1.t - s0.t;
+        // External programs end by themselves ({duration} covers the warm-up and the window).
+        const double end_by = monotonic_seconds() + std::max(kProgramEndGrace, duration);
+        for (size_t i = 0; i < groups.size(); i++)
+            if (phase.loads[i].external)
+                programs[i].ended = groups[i]->wait_exit(end_by);
+        stop_setups();
         std::vector<StopReport> stopped;
         CpuTime earlier{};
         for (auto& g : groups) {
@@ -471,6 +529,10 @@ private:
             add_load_results(rec, phase.name, phase.loads.front(), *groups.front(), g0.front(),
                              g1.front(), stopped.front(), elapsed, memory_mb);
             rec["samples"] = {{"interval_s", interval}, {"ops_per_s", samples.front()}};
+            if (phase.loads.front().external) {
+                add_program_results(rec, phase.name, phase.loads.front(), *groups.front(), programs.front());
+                rec["samples"].erase("ops_per_s"); // the program's work is its own to count
+            }
         } else if (phase.joined()) {
             // Each load's numbers in "loads"; its metrics also at the top as LOAD.METRIC, where
             // compare and the summary find every metric of a phase.
@@ -484,10 +546,13 @@ private:
                 entry["tasks"] = nlohmann::json::object();
                 add_load_results(entry, phase.name, phase.loads[i], *groups[i], g0[i], g1[i],
                                  stopped[i], elapsed, memory_mb);
+                if (phase.loads[i].external)
+                    add_program_results(entry, phase.name, phase.loads[i], *groups[i], programs[i]);
                 const std::string name(phase.loads[i].load->name);
                 for (const auto& [metric_name, m] : entry["metrics"].items())
                     rec["metrics"][name + "." + metric_name] = m;
-                rec["samples"][name + ".ops_per_s"] = samples[i];
+                if (!phase.loads[i].external)
+                    rec["samples"][name + ".ops_per_s"] = samples[i];
                 rec["tasks"]["reaped"] = rec["tasks"]["reaped"].get<unsigned>() + stopped[i].reaped;
                 rec["tasks"]["running_after_stop"] =
                     rec["tasks"]["running_after_stop"].get<unsigned>() + stopped[i].left;
@@ -525,8 +590,8 @@ private:
         nlohmann::json j{{"name", part.load->name},
                          {"op_unit", part.load->op_unit},
                          {"params", params_json(part.params)}};
-        if (part.sweep_value) // "tcp.clients" -> "clients": 4
-            j[std::string(part.load->sweep.substr(part.load->sweep.find('.') + 1))] =
+        if (part.sweep_value) // "tcp.clients", "load.NAME.clients" -> "clients": 4
+            j[std::string(part.load->sweep.substr(part.load->sweep.rfind('.') + 1))] =
                 part.sweep_value;
         if (!options_.cpus.empty())
             j["cpus"] = options_.cpus;
@@ -591,6 +656,75 @@ private:
             rec["churn"] = {{"period_s", config_.seconds("churn")}, {"respawns", group.respawns()}};
     }
 
+    // Starts an external load's setup and waits for its ready text; false, with an error
+    // record, when it cannot start or the text does not come.
+    bool start_setup(const PhasePlan& phase, const PhaseLoad& part, ProgramRun& run) {
+        const std::string key = "load." + part.external->name;
+        BackgroundOptions o;
+        o.command = part.setup;
+        o.ready = config_.str(key + ".ready");
+        o.ready_port = unsigned(config_.uint(key + ".ready_port"));
+        o.ready_timeout = config_.seconds(key + ".ready_timeout");
+        o.output_path = external_output_path(part.external->name + "-setup");
+        o.what = "phase " + phase.name;
+        o.key = key + ".setup";
+        o.ready_key = key + ".ready";
+        run.setup = std::make_unique<Background>();
+        return run.setup->start(std::move(o), console_) && run.setup->wait_ready(console_);
+    }
+
+    // An external load's numbers: the program's end, its output's tail and the metric taken
+    // from it replace the operation counts, which a program does not give. A program that
+    // failed, or a metric not found, is an error record beside the phase record.
+    void add_program_results(nlohmann::json& rec, const std::string& phase_name, const PhaseLoad& part,
+                             const LoadGroup& group, const ProgramRun& run) {
+        const std::string key = "load." + part.external->name;
+        for (const char* field : {"ops", "ops_per_worker"})
+            rec.erase(field);
+        rec["metrics"] = nlohmann::json::object();
+        const std::string output = read_file(part.params.output_path, 64 << 20).value_or("");
+        nlohmann::json program{{"command", join(part.params.argv, " ")},
+                               {"output_bytes", output.size()},
+                               {"output_tail", output_tail(output, kProgramOutputTail)}};
+        const auto status = group.exit_status(0);
+        std::string failure;
+        if (!run.ended) {
+            failure = "did not end within " + format_number(std::max(kProgramEndGrace, config_.seconds("duration"))) +
+                      " s after the window, and was killed";
+            program["ended"] = failure;
+        } else if (status) {
+            program["ended"] = describe_exit(*status);
+            program[WIFSIGNALED(*status) ? "signal" : "exit"] =
+                WIFSIGNALED(*status) ? WTERMSIG(*status) : WEXITSTATUS(*status);
+            if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0)
+                failure = describe_exit(*status);
+        }
+        if (!failure.empty()) {
+            std::string last;
+            for (auto line : split_lines(output))
+                if (!trim(line).empty())
+                    last = std::string(trim(line).substr(0, 200));
+            console_.error("phase " + phase_name,
+                           "'" + program["command"].get<std::string>() + "' " + failure +
+                               (last.empty() ? "" : "; its last line: " + last),
+                           key);
+        }
+        rec["program"] = std::move(program);
+        if (run.setup)
+            rec["setup"] = {{"command", part.setup},
+                            {"ready_s", run.setup->ready_s() >= 0 ? nlohmann::json(run.setup->ready_s())
+                                                                  : nlohmann::json(nullptr)}};
+        const std::string regex = config_.str(key + ".metric");
+        if (regex.empty() || !failure.empty())
+            return;
+        std::string why;
+        if (auto value = find_metric(output, regex, why))
+            rec["metrics"]["result"] = metric(*value, config_.str(key + ".unit"), config_.str(key + ".agg"),
+                                              config_.str(key + ".better"));
+        else
+            console_.error("phase " + phase_name, why, key + ".metric");
+    }
+
     // Sleeps until `until` (monotonic seconds), taking signals synchronously: SIGCHLD tells
     // that a worker died on its own, which the phase records. Respawns the load when churn
     // is due.
@@ -615,7 +749,8 @@ private:
             if (sig == SIGCHLD)
                 for (auto* g : groups_)
                     for (const auto& e : g->collect_early_exits())
-                        early_exits_.push_back({{"pid", e.pid}, {"how", describe_exit(e.status)}});
+                        if (!find_external(g->spec())) // a program that ends is not a loss
+                            early_exits_.push_back({{"pid", e.pid}, {"how", describe_exit(e.status)}});
         }
     }
 

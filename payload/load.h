@@ -33,6 +33,11 @@ struct LoadParams {
     unsigned busy_pct = 0; // cpu: the share of each slice a worker spins (100: always)
     long syscall_nr = 0;   // syscall: the system call the loop makes; sleep: after each wake-up (-1: none)
     std::string syscall_name; // ... and its name
+    // An external load (load.NAME): the program its one worker becomes, with its arguments
+    // (placeholders replaced), environment and output file; {workers} and {clients}.
+    std::string program, output_path;
+    std::vector<std::string> argv, env;
+    unsigned program_workers = 0, clients = 0;
 };
 
 // One worker's counters, in memory shared by all the worker's tasks and the framework.

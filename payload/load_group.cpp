@@ -154,6 +154,7 @@ Status LoadGroup::spawn_workers() {
     pgid_ = 0;
     pids_.clear();
     alive_.clear();
+    statuses_.clear();
     gate_->store(0, std::memory_order_relaxed);
     for (unsigned i = 0; i < params_.workers; i++) {
         pid_t pid = ::fork();
@@ -169,6 +170,7 @@ Status LoadGroup::spawn_workers() {
         ::setpgid(pid, pgid_); // also from the parent: no race with the first kill
         pids_.push_back(pid);
         alive_.push_back(true);
+        statuses_.push_back(0);
     }
     open_gate(*gate_);
     return ok();
@@ -255,10 +257,34 @@ std::vector<WorkerExit> LoadGroup::collect_early_exits() {
         int status = 0;
         if (::waitpid(pids_[i], &status, WNOHANG) == pids_[i]) {
             alive_[i] = false;
+            statuses_[i] = status;
             out.push_back({pids_[i], status});
         }
     }
     return out;
+}
+
+bool LoadGroup::wait_exit(double deadline) {
+    for (;;) {
+        collect_early_exits();
+        if (std::none_of(alive_.begin(), alive_.end(), [](bool a) { return a; }))
+            return true;
+        if (monotonic_seconds() >= deadline)
+            return false;
+        ::usleep(2000);
+    }
+}
+
+std::optional<int> LoadGroup::exit_status(size_t index) const {
+    if (index >= pids_.size() || alive_[index])
+        return std::nullopt;
+    return statuses_[index];
+}
+
+Status LoadGroup::adopt(pid_t pid) {
+    if (cgroup_path_.empty())
+        return ok();
+    return write_file(cgroup_path_ + "/cgroup.procs", std::to_string(pid));
 }
 
 std::optional<CpuTime> LoadGroup::cgroup_cpu() const {
@@ -309,8 +335,10 @@ unsigned LoadGroup::kill_and_reap(double deadline) {
         while (pgid_ > 0 && (pid = ::waitpid(-pgid_, &status, WNOHANG)) > 0) {
             reaped++;
             auto it = std::find(pids_.begin(), pids_.end(), pid);
-            if (it != pids_.end())
+            if (it != pids_.end()) {
                 alive_[size_t(it - pids_.begin())] = false;
+                statuses_[size_t(it - pids_.begin())] = status;
+            }
         }
         const bool group_gone = pgid_ == 0 || (pid < 0 && errno == ECHILD);
         reaped += static_cast<unsigned>(collect_early_exits().size());

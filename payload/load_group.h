@@ -68,6 +68,14 @@ public:
     // Workers that died on their own while the phase ran (OOM kill, crash): collected
     // without blocking; the phase records them.
     std::vector<WorkerExit> collect_early_exits();
+    // Waits until every worker has ended (an external load's program ends by itself), or
+    // until `deadline`; true when all have.
+    bool wait_exit(double deadline);
+    // How worker `index` ended (as from waitpid), once it has been reaped.
+    std::optional<int> exit_status(size_t index) const;
+    // Moves a task started before the load (its setup) into the load's cgroup, so that what
+    // it does from now on is counted and limited with the load. Nothing without a cgroup.
+    Status adopt(pid_t pid);
 
     // The cgroup's path under the root ("" without one), and the limits that could not be
     // set, each with the reason.
@@ -102,6 +110,7 @@ private:
     WorkerSlot* slots_;
     std::vector<pid_t> pids_;
     std::vector<bool> alive_;
+    std::vector<int> statuses_; // of the workers that ended, as from waitpid
     pid_t pgid_ = 0;
     std::string cgroup_name_, cgroup_path_;
     std::vector<std::string> notes_;

@@ -1,27 +1,23 @@
 // From the configuration to a phase's LoadParams: the framework does this once per phase,
 // so that a load's worker only reads plain numbers.
 #include "common/config.h"
+#include "payload/external.h"
 #include "payload/load.h"
 
 #include <algorithm>
-#include <charconv>
 
 namespace initbench {
 
 std::vector<unsigned> sweep_values(const LoadSpec& spec, const Config& config) {
     if (spec.sweep.empty())
         return {0};
-    std::vector<unsigned> out;
-    for (const auto& item : config.list(spec.sweep)) {
-        unsigned v = 0;
-        // The key's own check refused anything but a count.
-        if (std::from_chars(item.data(), item.data() + item.size(), v).ec == std::errc() && v)
-            out.push_back(v);
-    }
-    return out;
+    std::string why; // the key's own check refused anything but counts
+    return expand_counts(config.list(spec.sweep), online_cpus(), why).value_or(std::vector<unsigned>{});
 }
 
 LoadParams resolve_params(const LoadSpec& spec, const Config& config, unsigned sweep_value) {
+    if (const ExternalLoad* external = find_external(spec))
+        return external_params(*external, config, sweep_value);
     LoadParams p;
     const uint64_t workers = config.uint("workers");
     p.workers = sweep_value ? sweep_value
@@ -63,7 +59,8 @@ std::vector<const LoadSpec*> phase_loads(std::string_view name, std::string& why
 }
 
 nlohmann::json params_json(const LoadParams& p) {
-    nlohmann::json j{{"workers", p.workers}};
+    // An external load's one worker is the program: {workers} is what it was told.
+    nlohmann::json j{{"workers", p.argv.empty() ? p.workers : p.program_workers}};
     if (p.threads) {
         j["threads"] = p.threads;
         j["mode"] = p.continuous ? "continuous" : "batch";

@@ -1,5 +1,6 @@
 // The one list of loads. A load that cannot run on this kernel is still listed: its
 // unsupported() says why, and the phase reports that instead of a number.
+#include "payload/external.h"
 #include "payload/load.h"
 
 #include <unistd.h>
@@ -24,7 +25,7 @@ const LoadSpec* find_load(std::string_view name) {
     for (const auto* l : load_registry())
         if (l->name == name)
             return l;
-    return nullptr;
+    return find_external_load(name);
 }
 
 unsigned online_cpus() {
