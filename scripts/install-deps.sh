@@ -42,6 +42,8 @@ test_packages=(
   lava-dispatcher python3-jinja2
   # a real Debian program with many shared libraries, packed with pack --program (boot test)
   stress-ng
+  # tbench, tbench_srv and client.txt: an external load with a setup (boot test)
+  dbench
 )
 
 case ${1:-all} in

@@ -1,9 +1,16 @@
-"""Boot test of `initbench pack --program`: Debian's own dynamically linked programs (glibc)
+"""Boot tests of `initbench pack --program`: Debian's own dynamically linked programs (glibc)
 packed with their libraries and loader run in the static, musl-only image.
 
-One boot of Debian's 6.1 kernel under QEMU TCG. The command is a packed script (--data) that
-runs stress-ng (25 shared libraries) and env (which shares libc and the loader with it)
-through their wrappers in /payload/bin, and reads a data file packed beside them."""
+PackedPrograms: one boot of Debian's 6.1 kernel under QEMU TCG. The command is a packed script
+(--data) that runs stress-ng (25 shared libraries) and env (which shares libc and the loader
+with it) through their wrappers in /payload/bin, and reads a data file packed beside them.
+
+PackedProgramsAsLoads: one boot in which packed programs are external loads (load.NAME):
+stress-ng with its bogo-ops rate as the metric, alone and beside the fork load, tbench against
+tbench_srv with the clients swept, and the failures, each an error record while the later
+phases still run: a program that exits 3, a metric that is not in the output, a setup whose
+ready text never comes."""
+import json
 import shutil
 import subprocess
 import tempfile
@@ -70,6 +77,149 @@ class PackedPrograms(unittest.TestCase):
         self.assertIn("stress-ng run: exit 0", cmd["output"])
         self.assertIn("PACKED_BY=initbench", cmd["output"])
         self.assertIn("packed data file", cmd["output"])
+
+
+EXPERIMENT = r"""
+phases = none, failing, stressfork, nomatch, neverready, stressfork+fork, tbench
+duration = 2
+workers = 1
+load.stressfork = stress-ng --fork {workers} -t {duration} --metrics-brief
+load.stressfork.metric = fork +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +([0-9.]+)
+load.stressfork.unit = bogo-ops/s
+load.failing = sh -c 'echo about to fail; exit 3'
+load.nomatch = sh -c 'echo no number here'
+load.nomatch.metric = rate ([0-9.]+)
+load.nomatch.unit = ops/s
+load.neverready = sleep {duration}
+load.neverready.setup = sh -c 'echo starting; exec sleep 100'
+load.neverready.ready = listening
+load.neverready.ready_timeout = 2
+load.tbench = tbench -t {duration} -c /payload/share/client.txt {clients} 127.0.0.1
+load.tbench.setup = tbench_srv
+# tbench_srv's "waiting for connections" stays in its stdio buffer when its output is a file
+load.tbench.ready_port = 7003
+load.tbench.clients = 1, cpus, 2*cpus
+load.tbench.metric = Throughput ([0-9.]+) MB/sec
+load.tbench.unit = MB/s
+"""
+
+
+class PackedProgramsAsLoads(unittest.TestCase):
+    """stress-ng and tbench as external loads, and their failures, in one boot."""
+
+    @classmethod
+    def setUpClass(cls):
+        programs = [shutil.which(p) for p in ("stress-ng", "tbench", "tbench_srv")]
+        client_txt = Path("/usr/share/dbench/client.txt")
+        if not all(programs) or not client_txt.exists():
+            raise unittest.SkipTest("no stress-ng or dbench on this host: scripts/install-deps.sh installs them")
+        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-program-loads-")
+        tmp = Path(cls.tmp.name)
+        (tmp / "experiment.conf").write_text(EXPERIMENT)
+        packed = tmp / "packed.cpio.gz"
+        pack = subprocess.run(
+            [bootlib.INITBENCH, "pack", "--image", bootlib.IMAGE,
+             *[a for p in programs for a in ("--program", p)],
+             "--data", f"{client_txt}:/payload/share/client.txt",
+             "--config", str(tmp / "experiment.conf"), "-o", str(packed)],
+            capture_output=True, text=True)
+        assert pack.returncode == 0, pack.stderr
+        saved = bootlib.IMAGE
+        bootlib.IMAGE = str(packed)
+        try:
+            cls.r = bootlib.run("initbench.funclat=kernel_clone", extra_args=("--cpus", "2"), timeout=600)
+        finally:
+            bootlib.IMAGE = saved
+        cls.phases = {p["phase"]: p for p in cls.r.records("phase")}
+        cls.errors = cls.r.records("error")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def error_of(self, phase):
+        found = [e for e in self.errors if e.get("what") == f"phase {phase}"]
+        self.assertEqual(len(found), 1, self.errors)
+        return found[0]
+
+    def test_the_run_completes_with_the_failures_as_errors(self):
+        # Exit 1: complete, with error records; every phase after a failure ran.
+        self.assertEqual(self.r.code, 1, self.r.stdout + self.r.stderr + self.r.log[-3000:])
+        self.assertEqual(self.r.one("end")["type"], "end")
+        self.assertEqual(sorted(self.phases), ["failing", "nomatch", "none", "stressfork", "stressfork+fork",
+                                               "tbench-1", "tbench-2", "tbench-4"])
+        self.assertEqual(len(self.errors), 3, self.errors)
+
+    def test_stress_ng_bogo_ops_rate_is_the_metric(self):
+        p = self.phases["stressfork"]
+        self.assertEqual(p["load"]["name"], "stressfork")
+        self.assertEqual(p["program"]["exit"], 0, p["program"]["output_tail"])
+        self.assertEqual(p["program"]["command"], "stress-ng --fork 1 -t 2 --metrics-brief")
+        m = p["metrics"]["result"]
+        self.assertEqual((m["unit"], m["agg"], m["better"]), ("bogo-ops/s", "hmean", "higher"))
+        self.assertGreater(m["value"], 0)
+        self.assertIn(f"{m['value']:.2f}", p["program"]["output_tail"])
+        self.assertNotIn("ops", p)
+        # The program ran in the window, in the load's cgroup: its forks were counted there.
+        self.assertGreater(p["cpu"]["sys_s"], 0)
+        self.assertEqual(p["tasks"]["leftover"], 0)
+        probe = [r for r in self.r.records("probe") if r["phase"] == "stressfork"][0]
+        self.assertGreater(probe["count"], 10)
+
+    def test_stress_ng_beside_the_fork_load(self):
+        p = self.phases["stressfork+fork"]
+        self.assertEqual([l["name"] for l in p["loads"]], ["stressfork", "fork"])
+        self.assertIn("stressfork.result", p["metrics"])
+        self.assertIn("fork.ops_per_s", p["metrics"])
+        self.assertEqual(p["loads"][0]["program"]["exit"], 0)
+
+    def test_a_program_that_fails_is_an_error(self):
+        p = self.phases["failing"]
+        self.assertEqual(p["program"]["exit"], 3)
+        self.assertIn("about to fail", p["program"]["output_tail"])
+        e = self.error_of("failing")
+        self.assertEqual(e["key"], "load.failing")
+        self.assertIn("exited with status 3; its last line: about to fail", e["reason"])
+
+    def test_a_metric_not_in_the_output_is_an_error(self):
+        p = self.phases["nomatch"]
+        self.assertEqual(p["program"]["exit"], 0)
+        self.assertEqual(p["metrics"], {})
+        e = self.error_of("nomatch")
+        self.assertEqual(e["key"], "load.nomatch.metric")
+        self.assertIn("no match", e["reason"])
+
+    def test_a_setup_never_ready_is_an_error_and_no_phase(self):
+        self.assertNotIn("neverready", self.phases)
+        e = self.error_of("neverready")
+        self.assertEqual(e["key"], "load.neverready.ready")
+        self.assertIn("did not print 'listening' within 2 s", e["reason"])
+        self.assertIn("its last line: starting", e["reason"])
+
+    def test_tbench_against_tbench_srv_with_clients_swept(self):
+        for clients in (1, 2, 4):
+            p = self.phases[f"tbench-{clients}"]
+            self.assertEqual(p["load"]["clients"], clients)
+            self.assertEqual(p["program"]["exit"], 0, p["program"]["output_tail"])
+            self.assertIn(f" {clients} 127.0.0.1", p["program"]["command"])
+            self.assertEqual(p["setup"]["command"], "tbench_srv")
+            self.assertGreaterEqual(p["setup"]["ready_s"], 0)
+            self.assertEqual(p["metrics"]["result"]["unit"], "MB/s")
+            self.assertGreater(p["metrics"]["result"]["value"], 0)
+            self.assertEqual(p["tasks"]["leftover"], 0)
+
+    def test_compare_takes_the_metric_like_a_built_in_one(self):
+        path = Path(self.tmp.name) / "results.json"
+        path.write_text(json.dumps(self.r.doc))
+        c = subprocess.run([bootlib.INITBENCH, "compare", str(path), str(path), "--format", "json"],
+                           capture_output=True, text=True)
+        self.assertEqual(c.returncode, 0, c.stderr)
+        metrics = {m["id"]: m for m in json.loads(c.stdout)["metrics"]}
+        for id_ in ("stressfork/result", "stressfork+fork/stressfork.result", "tbench-2/result"):
+            self.assertIn(id_, metrics, sorted(metrics)[:40])
+        self.assertEqual(metrics["tbench-2/result"]["unit"], "MB/s")
+        self.assertEqual(metrics["tbench-2/result"]["better"], "higher")
+        self.assertEqual(metrics["tbench-2/result"]["agg"], "Hmean")
 
 
 if __name__ == "__main__":
