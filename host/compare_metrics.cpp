@@ -25,8 +25,9 @@ const std::vector<const char*> kDimensionNumbers = {
     "clients", "groups", "pairs", "size", "msg_size", "bytes", "cpu", "instance", "index"};
 const std::set<std::string> kBookkeeping = {"v", "type", "phase", "round", "seq"};
 // Fields of a record whose "unit" they are in (funclat's avg, min, max, sum in ns).
-const std::set<std::string> kInRecordUnit = {"avg", "min", "max", "sum",  "mean",   "stddev", "p50",
-                                             "p90", "p95", "p99", "p999", "median", "total"};
+const std::set<std::string> kInRecordUnit = {"avg",    "min",    "max",   "sum",  "mean",
+                                             "stddev", "p50",    "p90",   "p95",  "p99",
+                                             "p999",   "median", "total", "value"};
 
 Better parse_better(const std::string& s) {
     return s == "higher" ? Better::higher : s == "lower" ? Better::lower : Better::unknown;
@@ -63,6 +64,22 @@ bool is_keyed_histogram(const json& v) {
     return std::all_of(v.begin(), v.end(), [](const json& e) {
         return e.is_array() && e.size() == 2 && e[0].is_number() && e[1].is_number();
     });
+}
+
+// The first naming string of a list's entry ("event": "cycles"), "" when it has none.
+std::string entry_name(const json& entry) {
+    for (const char* key : kIdentityStrings)
+        if (auto s = str_field(entry, key); !s.empty())
+            return s;
+    return "";
+}
+
+// [{"event": "cycles", "value": 5}, ...]: entries that each name what they measure.
+bool is_named_list(const json& v) {
+    if (!v.is_array() || v.empty())
+        return false;
+    return std::all_of(v.begin(), v.end(),
+                       [](const json& e) { return e.is_object() && !entry_name(e).empty(); });
 }
 
 // {"buckets": [counts...], "min", "step", "under", "over", "unit"}: a linear histogram.
@@ -154,7 +171,29 @@ private:
                 add_linear(group, name, v);
             } else if (v.is_object() && depth < 3) {
                 flatten(v, group, name + ".", str_field(v, "unit", unit), depth + 1);
+            } else if (depth < 3 && is_named_list(v)) {
+                flatten_entries(v, group, name, unit, depth);
             }
+        }
+    }
+
+    // Each entry by its name: perf's counters.cycles.value, kthread's threads.rcu_gp.ticks.
+    // An entry that could not be measured gives no samples; a pid names an entry, it is not
+    // a measurement.
+    void flatten_entries(const json& list, const std::string& group, const std::string& name,
+                         const std::string& unit, int depth) {
+        std::map<std::string, int> seen;
+        for (const auto& entry : list) {
+            if (const json* supported = field(entry, "supported");
+                supported && supported->is_boolean() && !supported->get<bool>())
+                continue;
+            std::string label = entry_name(entry);
+            if (int n = ++seen[label]; n > 1)
+                label += "#" + std::to_string(n);
+            json measured = entry;
+            measured.erase("pid");
+            flatten(measured, group, name + "." + label + ".", str_field(entry, "unit", unit),
+                    depth + 1);
         }
     }
 
