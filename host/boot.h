@@ -2,7 +2,7 @@
 // and pick the accelerator (KVM only where it really runs guests).
 #pragma once
 
-#include "common/logparse.h"
+#include "host/logparse.h"
 #include "host/kernel_image.h"
 #include "host/process.h"
 #include "host/qemu.h"

@@ -3,7 +3,7 @@
 // version and commit, and the kernel's .config when one is given.
 #pragma once
 
-#include "common/logparse.h"
+#include "host/logparse.h"
 
 #include <nlohmann/json.hpp>
 #include <string>

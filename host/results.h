@@ -1,7 +1,7 @@
 // The results document that `run` and `parse` write, and the exit code that goes with it.
 #pragma once
 
-#include "common/logparse.h"
+#include "host/logparse.h"
 #include "host/process.h"
 
 #include <nlohmann/json.hpp>

@@ -10,12 +10,13 @@ seconds=${1:-20}
 work=${2:-$(mktemp -d /tmp/initbench-fuzz.XXXXXX)}
 mkdir -p "$work"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I"$here")
-# The results reader is host code: compare's reading, on its own.
-host_sources=("$here/host/compare_read.cpp")
+# The results reader and the console log parser are host code, each fuzzed on its own; the
+# parser reads LAVA's lines with libyaml.
 for target in config log results; do
     bin=$work/fuzz_$target
     extra=()
-    [[ $target == results ]] && extra=("${host_sources[@]}")
+    [[ $target == results ]] && extra=("$here/host/compare_read.cpp")
+    [[ $target == log ]] && extra=("$here/host/logparse.cpp" "$here/host/lava_log.cpp" -lyaml)
     if [[ -n ${FUZZ_BIN_DIR:-} ]]; then
         bin=$FUZZ_BIN_DIR/fuzz_$target
     else

@@ -1,7 +1,7 @@
 // Unit tests of the host CLI's library (host/): verdicts, the QEMU command line, the
 // initramfs writer, the child runner and file hashing. No QEMU and no kernel needed.
 #include "common/crc32.h"
-#include "common/logparse.h"
+#include "host/logparse.h"
 #include "common/record.h"
 #include "host/cpio_archive.h"
 #include "host/environment.h"

@@ -1,4 +1,4 @@
-#include "common/logparse.h"
+#include "host/logparse.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,12 @@
-#include "common/logparse.h"
+#include "host/logparse.h"
+
+#include "common/crc32.h"
+#include "common/record.h"
+#include "host/lava_log.h"
 
 #include <algorithm>
 #include <map>
 #include <unordered_map>
-
-#include "common/crc32.h"
-#include "common/record.h"
 
 namespace initbench {
 namespace {
@@ -65,154 +66,7 @@ std::string excerpt(std::string_view s) {
     return out;
 }
 
-// ---- LAVA YAML log lines -----------------------------------------------------------
-
-void append_utf8(std::string &out, uint32_t cp) {
-    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        cp = 0xFFFD;
-    if (cp < 0x80) {
-        out += char(cp);
-    } else if (cp < 0x800) {
-        out += char(0xC0 | cp >> 6);
-        out += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += char(0xE0 | cp >> 12);
-        out += char(0x80 | (cp >> 6 & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    } else {
-        out += char(0xF0 | cp >> 18);
-        out += char(0x80 | (cp >> 12 & 0x3F));
-        out += char(0x80 | (cp >> 6 & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    }
-}
-
-std::optional<uint32_t> read_hex(std::string_view s, size_t &i, size_t digits) {
-    if (s.size() - i < digits)
-        return std::nullopt;
-    uint32_t v = 0;
-    for (size_t end = i + digits; i < end; ++i) {
-        const char c = s[i];
-        const int d = (c >= '0' && c <= '9')   ? c - '0'
-                      : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-                      : (c >= 'A' && c <= 'F') ? c - 'A' + 10
-                                               : -1;
-        if (d < 0)
-            return std::nullopt;
-        v = v << 4 | uint32_t(d);
-    }
-    return v;
-}
-
-// A \u escape, joining a UTF-16 surrogate pair when one follows (JSON's way for non-BMP).
-std::optional<uint32_t> read_u16_escape(std::string_view s, size_t &i) {
-    auto cp = read_hex(s, i, 4);
-    if (!cp || *cp < 0xD800 || *cp > 0xDBFF || s.substr(i, 2) != "\\u")
-        return cp;
-    size_t j = i + 2;
-    auto low = read_hex(s, j, 4);
-    if (!low || *low < 0xDC00 || *low > 0xDFFF)
-        return cp;
-    i = j;
-    return 0x10000 + ((*cp - 0xD800) << 10) + (*low - 0xDC00);
-}
-
-// One escape of a double-quoted string; s[i] is the character after the backslash.
-// YAML's double-quoted escapes are a superset of JSON's, so this reads both.
-bool decode_escape(std::string_view s, size_t &i, std::string &out) {
-    static constexpr std::string_view kFrom = "0abtnvfre \"/\\\t";
-    static constexpr std::string_view kTo{"\0\a\b\t\n\v\f\r\x1b \"/\\\t", 14};
-    const char c = s[i++];
-    if (auto k = kFrom.find(c); k != std::string_view::npos) {
-        out += kTo[k];
-        return true;
-    }
-    std::optional<uint32_t> cp;
-    if (c == 'x')
-        cp = read_hex(s, i, 2);
-    else if (c == 'u')
-        cp = read_u16_escape(s, i);
-    else if (c == 'U')
-        cp = read_hex(s, i, 8);
-    else if (c == 'N')
-        cp = 0x85;
-    else if (c == '_')
-        cp = 0xA0;
-    else if (c == 'L')
-        cp = 0x2028;
-    else if (c == 'P')
-        cp = 0x2029;
-    if (cp)
-        append_utf8(out, *cp);
-    return cp.has_value();
-}
-
-// s[i] is the opening quote; on success i is past the closing quote.
-std::optional<std::string> decode_quoted(std::string_view s, size_t &i) {
-    std::string out;
-    for (++i; i < s.size();) {
-        const char c = s[i++];
-        if (c == '"')
-            return out;
-        if (c != '\\')
-            out += c;
-        else if (i >= s.size() || !decode_escape(s, i, out))
-            return std::nullopt;
-    }
-    return std::nullopt;
-}
-
-void skip_space(std::string_view s, size_t &i) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t'))
-        ++i;
-}
-
-struct LavaLine {
-    std::string lvl;
-    std::optional<std::string> msg;
-};
-
-// `- {"dt": "...", "lvl": "target", "msg": "..."}` as LAVA archives it, or the same
-// without "- " as lava-run prints it. Reads "key": "string" pairs in order and stops at the
-// first value that is not a string (a results dict, say).
-std::optional<LavaLine> parse_lava(std::string_view s) {
-    size_t i = 0;
-    skip_space(s, i);
-    if (s.substr(i, 3) == "- {")
-        i += 3;
-    else if (s.substr(i, 6) == "{\"dt\":")
-        i += 1;
-    else
-        return std::nullopt;
-    LavaLine out;
-    bool any = false;
-    for (;; ++i) {
-        skip_space(s, i);
-        if (i >= s.size() || s[i] != '"')
-            break;
-        auto key = decode_quoted(s, i);
-        skip_space(s, i);
-        if (!key || i >= s.size() || s[i] != ':')
-            break;
-        skip_space(s, ++i);
-        if (i >= s.size() || s[i] != '"')
-            break;
-        auto value = decode_quoted(s, i);
-        if (!value)
-            break;
-        any = true;
-        if (*key == "lvl")
-            out.lvl = std::move(*value);
-        if (*key == "msg")
-            out.msg = std::move(*value);
-        skip_space(s, i);
-        if (i >= s.size() || s[i] != ',')
-            break;
-    }
-    if (!any)
-        return std::nullopt;
-    return out;
-}
+// ---- LAVA log lines ------------------------------------------------------------------
 
 // LAVA's dispatcher writes every '"' of the target's output as '\\"' before logging it
 // (lava_dispatcher/shell.py): dropping the backslash before each quote restores the bytes.
@@ -521,7 +375,7 @@ void LogParser::end_line() {
 
 void LogParser::process(std::string_view raw) {
     const std::string line = clean_line(raw);
-    auto lava = parse_lava(line);
+    auto lava = parse_lava_line(line);
     if (!lava)
         return console_line(line);
     if (lava->lvl != "target" || !lava->msg)
