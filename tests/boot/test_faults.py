@@ -275,13 +275,24 @@ class ConsoleFlood(unittest.TestCase):
             self.assertEqual(damaged["verdict"], "corrupt")
             self.assertNotIn(99999, [p.get("ops") for p in damaged["records"] if p.get("type") == "phase"])
             Path(tmp, "damaged.json").write_text(json.dumps(damaged))
-            Path(tmp, "r.json").write_text(json.dumps(self.r.doc))
-            sides = [[f"{tmp}/damaged.json", f"{tmp}/r.json"]]
-            if self.r.doc["log"]["status"] != "complete":  # this boot's own damage, if any
-                sides.append([f"{tmp}/r.json", f"{tmp}/r.json"])
+            # The other side is the same boot's log parsed the same way, so nothing but the
+            # damage (not the clock, not the experiment) can make compare refuse.
+            Path(tmp, "intact.log").write_text(self.r.log)
+            code, intact = bootlib.parse(Path(tmp, "intact.log"))
+            Path(tmp, "intact.json").write_text(json.dumps(intact))
+            sides = [("damaged.json", "intact.json")]
+            if intact["log"]["status"] != "complete":  # this boot's own damage, if any
+                sides = [("intact.json", "intact.json")]
+            else:
+                self.assertEqual(code, 0, intact.get("reason"))
+                p = subprocess.run([bootlib.INITBENCH, "compare", f"{tmp}/intact.json", f"{tmp}/intact.json"],
+                                   capture_output=True, text=True)
+                self.assertEqual(p.returncode, 0, p.stdout + p.stderr)  # the refusal below is the damage's
             for a, b in sides:
-                p = subprocess.run([bootlib.INITBENCH, "compare", a, b], capture_output=True, text=True)
+                p = subprocess.run([bootlib.INITBENCH, "compare", f"{tmp}/{a}", f"{tmp}/{b}"],
+                                   capture_output=True, text=True)
                 self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+                self.assertIn(f"{a}: the log is corrupt", p.stderr)
 
 
 class QemuKilled(unittest.TestCase):

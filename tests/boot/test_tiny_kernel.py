@@ -23,10 +23,12 @@ def tiny_kernel(variant):
     return p.stdout.strip()
 
 
-# Every probe and a tcp phase: each row of kconfig/features.tsv is checked against the boot.
+# Every probe, a tcp phase and sleepers (whose wake-ups the task storage churn counts): each
+# row of kconfig/features.tsv is checked against the boot.
 PARAMS = ["initbench.duration=1", "initbench.wakeups=1", "initbench.funclat.subtract=offcpu",
           "initbench.task_storage_churn=1", "initbench.schedstat=1", "initbench.kthread=kthreadd",
-          "initbench.perf=task-clock", "initbench.phases=none,fork,tcp"]
+          "initbench.perf=task-clock", "initbench.phases=none,fork,tcp,sleep", "initbench.sleep.tasks=20",
+          "initbench.sleep.interval=0.02"]
 
 
 def boot_and_check_kconfig(test, variant):
@@ -39,8 +41,12 @@ def boot_and_check_kconfig(test, variant):
     return r
 
 
+def phase_probes(r, phase):
+    return {p["probe"] + p.get("function", ""): p for p in r.records("probe") if p["phase"] == phase}
+
+
 def fork_probes(r):
-    return {p["probe"] + p.get("function", ""): p for p in r.records("probe") if p["phase"] == "fork"}
+    return phase_probes(r, "fork")
 
 
 class TinyKernel(unittest.TestCase):
@@ -53,6 +59,16 @@ class TinyKernel(unittest.TestCase):
         self.assertEqual(p["funclatkernel_clone"]["mechanism"], "fentry/fexit")
         self.assertGreater(p["funclatkernel_clone"]["count"], 0)
         self.assertGreater(p["wakeups"]["processes"], 0)
+        # README's kernel table says these work here: their numbers, not only "supported".
+        schedstat = p["schedstat"]
+        self.assertEqual(schedstat["version"], 15)  # /proc/schedstat's format on 6.1
+        self.assertGreater(schedstat["cpus"]["cpu0"]["sched_count"], 0)  # the fork load switched
+        # 20 sleepers waking every 20 ms for a second: each wake-up creates and deletes storage.
+        churn = phase_probes(r, "sleep")["task_storage_churn"]
+        self.assertEqual(churn["mechanism"], "tp_btf/sched_wakeup")
+        self.assertGreater(churn["created"], 20 * 10)
+        self.assertEqual(churn["created"], churn["deleted"])
+        self.assertEqual(churn["failed"], 0)
 
 
 class TinyKernelWithoutBtf(unittest.TestCase):
@@ -61,7 +77,7 @@ class TinyKernelWithoutBtf(unittest.TestCase):
     def test_btf_features_degrade_with_reasons(self):
         r = boot_and_check_kconfig(self, "tiny-nobtf")
         self.assertFalse(r.one("header")["kernel"]["btf"])
-        self.assertEqual([x["phase"] for x in r.records("phase")], ["none", "fork", "tcp-1"])
+        self.assertEqual([x["phase"] for x in r.records("phase")], ["none", "fork", "tcp-1", "sleep"])
         p = fork_probes(r)
         funclat = p["funclatkernel_clone"]
         # fentry and tp_btf need BTF: kprobes time the function, the classic sched_switch
