@@ -9,6 +9,8 @@
 #include "bpf/setup_times.h"
 #include "funclat.skel.h"
 #include "funclat_switch.skel.h"
+#include "common/config.h"
+#include "common/linear_hist.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -259,5 +261,17 @@ private:
 std::unique_ptr<Probe> make_funclat(const std::string& function, const FunclatOptions& options) {
     return std::make_unique<Funclat>(function, options);
 }
+
+extern const ProbeSpec funclat_probe = {"funclat", [](const Config& config, std::vector<std::unique_ptr<Probe>>& out) {
+    FunclatOptions options;
+    std::string why; // the key's own check already refused a bad spec
+    options.lin = parse_linear_hist(config.str("funclat.hist"), why).value_or(LinearHistogramSpec{});
+    options.mode = config.str("attach");
+    options.subtract = config.str("funclat.subtract");
+    for (const auto& fn : config.list("funclat")) {
+        setup_begin("funclat " + fn);
+        out.push_back(make_funclat(fn, options));
+    }
+}};
 
 } // namespace initbench

@@ -1,4 +1,6 @@
 #include "bpf/kthread_probe.h"
+#include "bpf/setup_times.h"
+#include "common/config.h"
 
 #include <map>
 #include <unistd.h>
@@ -81,5 +83,12 @@ private:
 std::unique_ptr<Probe> make_kthread(const std::vector<std::string>& names) {
     return std::make_unique<Kthread>(names);
 }
+
+extern const ProbeSpec kthread_probe = {"kthread", [](const Config& config, std::vector<std::unique_ptr<Probe>>& out) {
+    if (auto names = config.list("kthread"); !names.empty()) {
+        setup_begin("kthread");
+        out.push_back(make_kthread(names));
+    }
+}};
 
 } // namespace initbench

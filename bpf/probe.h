@@ -11,8 +11,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace initbench {
+
+class Config;
 
 // The attach fields every probe record shares: the mechanism when it is supported; the
 // reason it is not, or why it fell back.
@@ -41,5 +45,16 @@ public:
     virtual void window_end() {}
     virtual nlohmann::json phase_end() = 0;
 };
+
+// A kind of probe, listed in bpf/registry.cpp and defined in its own file: `make` adds the
+// probes the configuration asks for (none when it asks for none), each after setup_begin()
+// (bpf/setup_times.h) so that the end record splits the set-up time per probe.
+struct ProbeSpec {
+    std::string_view name;
+    void (*make)(const Config& config, std::vector<std::unique_ptr<Probe>>& out);
+};
+
+// In the order the runner makes, reads and reports them.
+const std::vector<const ProbeSpec*>& probe_registry();
 
 } // namespace initbench

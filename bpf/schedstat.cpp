@@ -2,6 +2,8 @@
 
 #include "common/text.h"
 #include "sys/sys.h"
+#include "bpf/setup_times.h"
+#include "common/config.h"
 
 #include <charconv>
 
@@ -137,5 +139,12 @@ private:
 } // namespace
 
 std::unique_ptr<Probe> make_schedstat() { return std::make_unique<SchedstatProbe>(); }
+
+extern const ProbeSpec schedstat_probe = {"schedstat", [](const Config& config, std::vector<std::unique_ptr<Probe>>& out) {
+    if (config.flag("schedstat")) {
+        setup_begin("schedstat");
+        out.push_back(make_schedstat());
+    }
+}};
 
 } // namespace initbench

@@ -7,6 +7,7 @@
 #include "bpf/span.h"
 #include "bpf/span_samples.h"
 #include "span.skel.h"
+#include "common/config.h"
 
 #include <bpf/libbpf.h>
 #include <cmath>
@@ -148,5 +149,13 @@ private:
 std::unique_ptr<Probe> make_span(const std::string& from, const std::string& to, const std::string& mode) {
     return std::make_unique<Span>(from, to, mode);
 }
+
+extern const ProbeSpec span_probe = {"span", [](const Config& config, std::vector<std::unique_ptr<Probe>>& out) {
+    const std::string span = config.str("span"); // FROM:TO, checked by the key
+    if (span.empty())
+        return;
+    setup_begin("span " + span);
+    out.push_back(make_span(span.substr(0, span.find(':')), span.substr(span.find(':') + 1), config.str("attach")));
+}};
 
 } // namespace initbench

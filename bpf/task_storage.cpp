@@ -7,6 +7,7 @@
 #include "bpf/setup_times.h"
 #include "bpf/task_storage.h"
 #include "task_storage.skel.h"
+#include "common/config.h"
 
 #include <bpf/libbpf.h>
 #include <cstring>
@@ -143,5 +144,14 @@ private:
 std::unique_ptr<Probe> make_task_storage_churn(const std::string& on, const std::string& mode) {
     return std::make_unique<TaskStorageChurn>(on, mode);
 }
+
+// Setting task_storage_churn.on turns the probe on by itself.
+extern const ProbeSpec task_storage_churn_probe = {
+    "task_storage_churn", [](const Config& config, std::vector<std::unique_ptr<Probe>>& out) {
+        if (config.flag("task_storage_churn") || !config.str("task_storage_churn.on").empty()) {
+            setup_begin("task_storage_churn");
+            out.push_back(make_task_storage_churn(config.str("task_storage_churn.on"), config.str("attach")));
+        }
+    }};
 
 } // namespace initbench

@@ -7,6 +7,7 @@
 #include "bpf/wakeups.h"
 #include "wakeups.skel.h"
 #include "wakeups_btf.skel.h"
+#include "common/config.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -193,5 +194,12 @@ private:
 } // namespace
 
 std::unique_ptr<Probe> make_wakeups(const std::string& tasks) { return std::make_unique<Wakeups>(tasks); }
+
+extern const ProbeSpec wakeups_probe = {"wakeups", [](const Config& config, std::vector<std::unique_ptr<Probe>>& out) {
+    if (config.flag("wakeups")) {
+        setup_begin("wakeups");
+        out.push_back(make_wakeups(config.str("wakeups.tasks")));
+    }
+}};
 
 } // namespace initbench

@@ -1,13 +1,8 @@
 #include "init/experiment.h"
 
-#include "bpf/funclat_probe.h"
-#include "bpf/kthread_probe.h"
-#include "bpf/schedstat_probe.h"
+#include "bpf/probe.h"
 #include "bpf/setup_times.h"
-#include "bpf/span_probe.h"
-#include "bpf/task_storage_probe.h"
 #include "bpf/vmlinux_btf.h"
-#include "bpf/wakeups_probe.h"
 #include "common/perf_events.h"
 #include "common/text.h"
 #include "init/background.h"
@@ -118,35 +113,8 @@ std::optional<double> aggregate(const std::vector<double>& values, const std::st
 
 std::vector<std::unique_ptr<Probe>> make_probes(const Config& config) {
     std::vector<std::unique_ptr<Probe>> probes;
-    FunclatOptions funclat;
-    std::string why; // the key's own check already refused a bad spec
-    funclat.lin = parse_linear_hist(config.str("funclat.hist"), why).value_or(LinearHistogramSpec{});
-    funclat.mode = config.str("attach");
-    funclat.subtract = config.str("funclat.subtract");
-    for (const auto& fn : config.list("funclat")) {
-        setup_begin("funclat " + fn);
-        probes.push_back(make_funclat(fn, funclat));
-    }
-    if (auto span = config.str("span"); !span.empty()) {
-        setup_begin("span " + span);
-        probes.push_back(make_span(span.substr(0, span.find(':')), span.substr(span.find(':') + 1), config.str("attach")));
-    }
-    if (auto names = config.list("kthread"); !names.empty()) {
-        setup_begin("kthread");
-        probes.push_back(make_kthread(names));
-    }
-    if (config.flag("wakeups")) {
-        setup_begin("wakeups");
-        probes.push_back(make_wakeups(config.str("wakeups.tasks")));
-    }
-    if (config.flag("schedstat")) {
-        setup_begin("schedstat");
-        probes.push_back(make_schedstat());
-    }
-    if (config.flag("task_storage_churn") || !config.str("task_storage_churn.on").empty()) {
-        setup_begin("task_storage_churn");
-        probes.push_back(make_task_storage_churn(config.str("task_storage_churn.on"), config.str("attach")));
-    }
+    for (const ProbeSpec* spec : probe_registry())
+        spec->make(config, probes);
     setup_begin("perf");
     add_perf_counters(config, probes);
     setup_end();
