@@ -1,5 +1,7 @@
 #include "common/perf_events.h"
 
+#include "common/statistics.h"
+
 #include <algorithm>
 #include <cmath>
 #include <linux/perf_event.h>
@@ -217,15 +219,10 @@ RunStats run_stats(const std::vector<double>& values) {
     s.n = values.size();
     if (s.n == 0)
         return s;
-    for (double v : values)
-        s.mean += v;
-    s.mean /= double(s.n);
+    s.mean = arithmetic_mean(values);
     if (s.n < 2)
         return s;
-    double squares = 0;
-    for (double v : values)
-        squares += (v - s.mean) * (v - s.mean);
-    s.stddev = std::sqrt(squares / double(s.n - 1));
+    s.stddev = sample_stddev(values, s.mean);
     if (s.mean != 0)
         s.rel_stderr_pct = 100.0 * s.stddev / std::sqrt(double(s.n)) / std::fabs(s.mean);
     return s;

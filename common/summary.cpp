@@ -1,4 +1,6 @@
 #include "common/summary.h"
+
+#include "common/json_fields.h"
 #include "common/text.h"
 
 #include <cstdio>
@@ -29,17 +31,9 @@ std::string one_line(std::string s) {
     return s;
 }
 
-std::string str(const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
+std::string str(const nlohmann::json& j, const char* key) { return json_str(j, key); }
 
-std::optional<double> num(const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    if (it != j.end() && it->is_number())
-        return it->get<double>();
-    return std::nullopt;
-}
+std::optional<double> num(const nlohmann::json& j, const char* key) { return json_num(j, key); }
 
 // "fork-r0", "tcp-c4-r1": a phase and round, with the sweep value when there is one.
 std::string phase_id(const nlohmann::json& r) {

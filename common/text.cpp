@@ -1,6 +1,8 @@
 #include "common/text.h"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace initbench {
 
@@ -45,6 +47,27 @@ std::string format_number(double v, const char* format) {
     char buf[64];
     std::snprintf(buf, sizeof buf, format, v);
     return buf;
+}
+
+std::optional<SignedAmount> parse_signed_amount(std::string_view text) {
+    SignedAmount a;
+    if (!text.empty() && text.back() == '%') {
+        a.percent = true;
+        text.remove_suffix(1);
+    }
+    if (!text.empty() && std::string_view("+-<>").find(text[0]) != std::string_view::npos) {
+        a.sign = text[0];
+        text.remove_prefix(1);
+    }
+    // strtod, not from_chars: libc++ 14 has no floating-point from_chars.
+    if (text.empty() || is_space(text[0]) || text[0] == '+' || text[0] == '-')
+        return std::nullopt;
+    const std::string number(text);
+    char* end = nullptr;
+    a.value = std::strtod(number.c_str(), &end);
+    if (end != number.c_str() + number.size() || !std::isfinite(a.value))
+        return std::nullopt;
+    return a;
 }
 
 } // namespace initbench

@@ -3,6 +3,7 @@
 // headers (an istream's whitespace skipping crashes).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,16 @@ std::string join(const List& items, std::string_view sep) {
     }
     return out;
 }
+
+// "+5%", "-15", "5%" (and "<5"/">5" for bisect's limits): the number, the sign character
+// written ('\0' for none) and whether a '%' ended it. None unless the whole text is that,
+// with a finite number.
+struct SignedAmount {
+    double value = 0;
+    char sign = 0;
+    bool percent = false;
+};
+std::optional<SignedAmount> parse_signed_amount(std::string_view text);
 
 // One number as printf's `format` (a single double conversion) writes it: snprintf, not
 // <format> (libc++ 14 lacks it) or streams (see above).

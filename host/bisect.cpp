@@ -117,22 +117,12 @@ void say(const std::string& line) {
 }
 
 // "-15%", "+10", "15%": the percentage and its sign (0 when none was written).
-std::optional<std::pair<double, int>> signed_amount(std::string text, bool percent) {
-    if (percent && !text.empty() && text.back() == '%')
-        text.pop_back();
-    int sign = 0;
-    if (!text.empty() && (text[0] == '+' || text[0] == '-' || text[0] == '<' || text[0] == '>')) {
-        sign = text[0] == '+' || text[0] == '>' ? 1 : -1;
-        text.erase(0, 1);
-    }
-    try {
-        size_t used = 0;
-        double v = std::stod(text, &used);
-        if (used == text.size() && std::isfinite(v))
-            return std::pair{v, sign};
-    } catch (const std::exception&) {
-    }
-    return std::nullopt;
+std::optional<std::pair<double, int>> signed_amount(const std::string& text, bool percent) {
+    auto a = parse_signed_amount(text);
+    if (!a || (a->percent && !percent))
+        return std::nullopt;
+    const int sign = a->sign == '+' || a->sign == '>' ? 1 : a->sign ? -1 : 0;
+    return std::pair{a->value, sign};
 }
 
 // Kernel parameters from a file: words separated by white space, '#' to the end of a line.

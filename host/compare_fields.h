@@ -1,7 +1,8 @@
-// Field access for compare's readers: results documents come from anywhere, so every
-// access checks the type and none throws.
+// Field access for compare's readers (common/json_fields.h under compare's names), and how
+// compare writes a number in a name.
 #pragma once
 
+#include "common/json_fields.h"
 #include "common/text.h"
 
 #include <cmath>
@@ -13,30 +14,12 @@ namespace initbench::compare_fields {
 
 using nlohmann::json;
 
-inline const json* field(const json& j, const char* key) {
-    if (!j.is_object())
-        return nullptr;
-    auto it = j.find(key);
-    return it == j.end() ? nullptr : &*it;
-}
-
+inline const json* field(const json& j, const char* key) { return json_field(j, key); }
 inline std::string str_field(const json& j, const char* key, std::string fallback = "") {
-    const json* f = field(j, key);
-    return f && f->is_string() ? f->get<std::string>() : fallback;
+    return json_str(j, key, std::move(fallback));
 }
-
-inline std::optional<double> num_field(const json& j, const char* key) {
-    const json* f = field(j, key);
-    if (f && f->is_number())
-        return f->get<double>();
-    return std::nullopt;
-}
-
-inline const json& obj_field(const json& j, const char* key) {
-    static const json empty = json::object();
-    const json* f = field(j, key);
-    return f && f->is_object() ? *f : empty;
-}
+inline std::optional<double> num_field(const json& j, const char* key) { return json_num(j, key); }
+inline const json& obj_field(const json& j, const char* key) { return json_obj(j, key); }
 
 // A number as compare writes it in a group's or a bucket's name: whole numbers without a
 // fraction, others as %g.

@@ -16,21 +16,11 @@ Result<FailRule> parse_fail_rule(std::string_view text) {
     FailRule rule;
     rule.text = std::string(text);
     rule.pattern = std::string(text.substr(0, colon));
-    std::string amount(text.substr(colon + 1));
-    if (!amount.empty() && amount.back() == '%')
-        amount.pop_back();
-    if (!amount.empty() && (amount[0] == '+' || amount[0] == '-')) {
-        rule.sign = amount[0] == '+' ? 1 : -1;
-        amount.erase(0, 1);
-    }
-    size_t used = 0;
-    try {
-        rule.pct = std::stod(amount, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (amount.empty() || used != amount.size() || !std::isfinite(rule.pct) || rule.pct < 0)
+    auto amount = parse_signed_amount(text.substr(colon + 1));
+    if (!amount || amount->sign == '<' || amount->sign == '>' || amount->value < 0)
         return Error{"--fail-on '" + rule.text + "': the change must be a percentage like +5%"};
+    rule.pct = amount->value;
+    rule.sign = amount->sign == '+' ? 1 : amount->sign == '-' ? -1 : 0;
     return rule;
 }
 

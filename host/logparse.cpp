@@ -1,6 +1,7 @@
 #include "host/logparse.h"
 
 #include "common/crc32.h"
+#include "common/json_fields.h"
 #include "common/record.h"
 #include "host/lava_log.h"
 
@@ -156,10 +157,7 @@ size_t object_end(std::string_view text) {
     return end;
 }
 
-const json *member(const json &j, const char *key) {
-    auto it = j.find(key);
-    return it == j.end() ? nullptr : &*it;
-}
+const json *member(const json &j, const char *key) { return json_field(j, key); }
 
 bool has_type(const json &j, std::string_view type) {
     const json *t = member(j, "type");

@@ -18,19 +18,6 @@ Status check_finite(std::span<const double> xs) {
     return ok();
 }
 
-double arithmetic_mean(std::span<const double> xs) {
-    return std::accumulate(xs.begin(), xs.end(), 0.0) / double(xs.size());
-}
-
-double sample_variance(std::span<const double> xs, double mean) {
-    if (xs.size() < 2)
-        return 0;
-    double ss = 0;
-    for (double x : xs)
-        ss += (x - mean) * (x - mean);
-    return ss / double(xs.size() - 1);
-}
-
 // Two-sided critical value of Student's t for `df` degrees of freedom.
 double t_critical(double confidence, double df) {
     boost::math::students_t dist(df);
@@ -45,26 +32,6 @@ Status check_confidence(double confidence) {
 
 } // namespace
 
-Agg parse_agg(std::string_view text) {
-    if (text == "hmean")
-        return Agg::hmean;
-    if (text == "gmean")
-        return Agg::gmean;
-    return Agg::amean;
-}
-
-std::string_view agg_label(Agg agg) {
-    switch (agg) {
-    case Agg::hmean:
-        return "Hmean";
-    case Agg::gmean:
-        return "Gmean";
-    case Agg::amean:
-        break;
-    }
-    return "Amean";
-}
-
 Result<Summary> summarize(std::span<const double> xs, Agg agg) {
     if (xs.empty())
         return Error{"no samples"};
@@ -72,27 +39,16 @@ Result<Summary> summarize(std::span<const double> xs, Agg agg) {
     Summary s;
     s.n = xs.size();
     s.amean = arithmetic_mean(xs);
-    s.stddev = std::sqrt(sample_variance(xs, s.amean));
+    s.stddev = sample_stddev(xs, s.amean);
     auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
     s.min = *lo;
     s.max = *hi;
     if (s.amean != 0)
         s.cov = s.stddev / std::fabs(s.amean);
-    if (agg != Agg::amean && s.min <= 0)
+    const auto mean = aggregate(xs, agg);
+    if (!mean)
         return Error{std::string(agg_label(agg)) + " of a value <= 0"};
-    if (agg == Agg::hmean) {
-        double inv = 0;
-        for (double x : xs)
-            inv += 1 / x;
-        s.mean = double(s.n) / inv;
-    } else if (agg == Agg::gmean) {
-        double logs = 0;
-        for (double x : xs)
-            logs += std::log(x);
-        s.mean = std::exp(logs / double(s.n));
-    } else {
-        s.mean = s.amean;
-    }
+    s.mean = *mean;
     return s;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "common/result.h" // Result<T>, Error: errors as values (header-only, no PID-1 code)
+#include "common/statistics.h"
 
 #include <cstddef>
 #include <optional>
@@ -13,12 +14,10 @@
 
 namespace initbench::stats {
 
-// How a metric's samples combine: rates by the harmonic mean (stress-ng, mmtests' Hmean).
-enum class Agg { amean, hmean, gmean };
-
-// "hmean", "gmean"; anything else ("mean", "avg", "sum", unknown) is the arithmetic mean.
-Agg parse_agg(std::string_view text);
-std::string_view agg_label(Agg agg); // "Amean", "Hmean", "Gmean" as mmtests prints them
+// The core (common/statistics.h), under the names compare has always used.
+using initbench::Agg;
+using initbench::agg_label;
+using initbench::parse_agg;
 
 struct Summary {
     size_t n = 0;

@@ -4,6 +4,7 @@
 #include "bpf/setup_times.h"
 #include "bpf/vmlinux_btf.h"
 #include "common/perf_events.h"
+#include "common/statistics.h"
 #include "common/text.h"
 #include "init/background.h"
 #include "init/commands.h"
@@ -96,19 +97,6 @@ nlohmann::json or_null(const std::optional<uint64_t>& v) {
 
 nlohmann::json delta(const std::optional<uint64_t>& a, const std::optional<uint64_t>& b) {
     return a && b ? nlohmann::json(*b - *a) : nlohmann::json(nullptr);
-}
-
-// The value of a metric over rounds, as its "agg" says: a rate by harmonic mean.
-std::optional<double> aggregate(const std::vector<double>& values, const std::string& agg) {
-    if (values.empty())
-        return std::nullopt;
-    double sum = 0;
-    for (double v : values) {
-        if (agg == "hmean" && v <= 0)
-            return std::nullopt; // a round without operations has no harmonic mean
-        sum += agg == "hmean" ? 1 / v : v;
-    }
-    return agg == "hmean" ? double(values.size()) / sum : sum / double(values.size());
 }
 
 std::vector<std::unique_ptr<Probe>> make_probes(const Config& config) {
@@ -752,8 +740,9 @@ private:
             return;
         for (auto& s : summary_)
             for (auto& [name, m] : s["metrics"].items()) {
-                auto value =
-                    aggregate(m["rounds"].get<std::vector<double>>(), m["agg"].get<std::string>());
+                // A rate by harmonic mean, as its "agg" says; none for a round without operations.
+                const auto rounds = m["rounds"].get<std::vector<double>>();
+                auto value = aggregate(rounds, parse_agg(m["agg"].get<std::string>()));
                 m["value"] = value ? nlohmann::json(*value) : nlohmann::json(nullptr);
             }
         console_.emit({{"type", "summary"}, {"phases", std::move(summary_)}});

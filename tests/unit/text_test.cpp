@@ -1,0 +1,36 @@
+// common/text: the helpers the guest and the host share.
+#include "common/text.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+using namespace initbench;
+
+TEST(SignedAmount, SignPercentAndNumber) {
+    auto a = parse_signed_amount("-15%");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->value, 15);
+    EXPECT_EQ(a->sign, '-');
+    EXPECT_TRUE(a->percent);
+    a = parse_signed_amount("2.5");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->value, 2.5);
+    EXPECT_EQ(a->sign, 0);
+    EXPECT_FALSE(a->percent);
+    EXPECT_EQ(parse_signed_amount(">3")->sign, '>');
+}
+
+TEST(SignedAmount, AnythingElseIsRefused) {
+    for (const char* bad : {"", "%", "+", "+%", "5%%", "five", "5 %", " 5", "1e999", "nan", "5x", "--5"})
+        EXPECT_FALSE(parse_signed_amount(bad)) << bad;
+}
+
+TEST(Text, JoinAndFormat) {
+    EXPECT_EQ(join(std::vector<std::string>{"a", "b", "c"}, ", "), "a, b, c");
+    EXPECT_EQ(join(std::vector<std::string>{}, ","), "");
+    EXPECT_EQ(format_number(0.5), "0.5");
+    EXPECT_EQ(format_number(12.3456, "%+.2f%%"), "+12.35%");
+    EXPECT_TRUE(is_space('\v'));
+    EXPECT_FALSE(is_space('x'));
+}
