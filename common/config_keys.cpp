@@ -134,8 +134,9 @@ std::span<const KeySpec> config_keys() {
         enum_key("pipe.mode", "pipe", {"pipe", "socket"},
                  "pipe load: pipes or unix stream sockets"),
         checked_key(key("tcp.clients", Kind::list, "1",
-                        "tcp load: client/server pairs over loopback; one phase per value"),
-                    check_count),
+                        "tcp load: client/server pairs over loopback; one phase per value: counts, cpus, "
+                        "K*cpus, cpus/K, and ... doubling up to the next item"),
+                    check_count_item),
         uint_key("tcp.msg_size", "64", 1, 1 << 20,
                  "tcp load: bytes per request and per response"),
         uint_key("sleep.tasks", "1000", 1, 1000000,
