@@ -124,8 +124,8 @@ std::span<const KeySpec> config_keys() {
                  "thread load: threads per worker, created, held and ended together (batch), or the most "
                  "alive at once (continuous)"),
         enum_key("thread.mode", "batch", {"batch", "continuous"},
-                 "thread load: batch creates, holds and joins thread.threads at a time; continuous "
-                 "starts a new thread as soon as the oldest ends (stress-ng --pthread-max)"),
+                 "thread load: batch creates, holds and joins thread.threads at a time (stress-ng "
+                 "--pthread-max); continuous starts a new thread as soon as the oldest ends"),
         checked_key(key("pipe.groups", Kind::list, "1",
                         "pipe load: groups of senders and receivers; one phase per value"),
                     check_count),

@@ -1,9 +1,9 @@
 // thread: worker processes that create and end threads. Two modes:
 // - batch: create `thread.threads` threads, hold them all alive at once, release and join
-//   them, over and over;
+//   them, over and over, as stress-ng's `--pthread N --pthread-max M` does (the mm_cid
+//   experiment's thread load);
 // - continuous: keep at most `thread.threads` threads alive and start a new one as soon as
-//   the oldest has ended, like stress-ng's `--pthread N --pthread-max M` (the mm_cid
-//   experiment's thread load).
+//   the oldest has ended.
 // One operation is one thread created, ended and joined.
 #include "common/config.h"
 #include "payload/load.h"
