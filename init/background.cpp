@@ -14,6 +14,9 @@
 namespace initbench {
 namespace {
 
+// The longest wait for a stopped command's tasks to be reaped (they usually are at once).
+constexpr double kReapSetupS = 10;
+
 bool listening(unsigned port) {
     for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"})
         if (auto text = read_file(table, 1 << 20); text && tcp_listening(text.value(), port))
@@ -202,9 +205,11 @@ void Background::kill_and_reap() {
         }
         exited_ = true;
     }
-    // What it started, now the init's children in its process group: reaped for a second at
-    // most (a task stuck in the kernel is left to the end's reaping).
-    const double deadline = monotonic_seconds() + 1;
+    // What it started, now the init's children in its process group: reaped until none is
+    // left, which is at once on a quiet machine. A killed server with many sockets can take
+    // seconds to die under TCG on a busy host (a tbench_srv child outlived a one-second wait
+    // and was counted left over); one stuck in the kernel is left to the end's reaping.
+    const double deadline = monotonic_seconds() + kReapSetupS;
     while (monotonic_seconds() < deadline) {
         const pid_t p = ::waitpid(-pid_, nullptr, WNOHANG);
         if (p < 0 && errno == ECHILD)

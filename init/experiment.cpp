@@ -31,6 +31,9 @@ constexpr double kReadyTimeout = 120;
 // An external program is waited for after the window this long at least (and at least the
 // phase's duration): under TCG a program's own start and end take seconds.
 constexpr double kProgramEndGrace = 10;
+// How long the tasks a phase killed may take to end (and its orphans to be reaped) before
+// those still there are reported as left over: at once on a quiet machine.
+constexpr double kSettleS = 5;
 // The tail of an external program's output that its phase record keeps.
 constexpr size_t kProgramOutputTail = 2048;
 
@@ -468,7 +471,8 @@ private:
             earlier.sys_s += r.cpu.sys_s;
             stopped.push_back(r);
         }
-        const unsigned leftover = count_user_tasks(background_ ? background_->group() : 0);
+        const unsigned leftover =
+            settle_user_tasks(background_ ? background_->group() : 0, monotonic_seconds() + kSettleS);
         groups_.clear();
         nlohmann::json probe_results = nlohmann::json::array();
         for (auto& probe : probes_)

@@ -132,6 +132,10 @@ std::optional<uint64_t> keyed_value(std::string_view text, std::string_view key)
 // Tasks other than PID 1 and kernel threads, zombies included: what a phase left behind.
 // Those of process group `except_group` (a background payload's), when not 0, are not counted.
 unsigned count_user_tasks(pid_t except_group = 0);
+// The same once the phase's killed tasks have had until `deadline` to end: meanwhile PID 1
+// reaps the zombies orphaned to it (a killed server's children, in a process group of their
+// own, that no load group waits for). Returns at once when nothing is left.
+unsigned settle_user_tasks(pid_t except_group, double deadline);
 // Raises kernel.threads-max and kernel.pid_max where they would refuse `tasks` more tasks
 // than there are now; says what it changed (an empty object when nothing).
 nlohmann::json make_room_for_tasks(uint64_t tasks);

@@ -26,6 +26,7 @@ std::optional<ProcStat> parse_proc_stat(std::string_view text) {
     auto num = [](std::string_view s, auto& out) {
         return std::from_chars(s.data(), s.data() + s.size(), out).ec == std::errc{};
     };
+    st.state = rest[0].empty() ? 0 : rest[0][0];
     if (!num(rest[1], st.ppid) || !num(rest[2], st.pgrp) || !num(rest[6], st.flags) || !num(rest[11], st.utime) ||
         !num(rest[12], st.stime) || !num(rest[13], st.cutime) || !num(rest[14], st.cstime))
         return std::nullopt;

@@ -13,6 +13,7 @@ namespace initbench {
 struct ProcStat {
     int pid = 0;
     std::string comm;
+    char state = 0; // R, S, D, Z (a zombie: ended, not yet reaped), ...
     int ppid = 0;
     int pgrp = 0;
     uint64_t flags = 0;            // PF_* (PF_KTHREAD: a kernel thread)
