@@ -11,6 +11,7 @@
 #include "funclat_switch.skel.h"
 #include "common/config.h"
 #include "common/linear_hist.h"
+#include "common/record_types.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -199,20 +200,33 @@ private:
             for (unsigned i = 0; i < lin_buckets_ + 2; i++)
                 t.lin[i] += h.lin[i];
         }
+        RecordBuilder b(declared_type("probe", "funclat"), r);
         r["unit"] = "ns";
-        r["count"] = t.count;
-        r["sum"] = t.sum_ns;
-        r["min"] = t.min_ns;
-        r["max"] = t.max_ns;
-        r["avg"] = t.count ? double(t.sum_ns) / double(t.count) : 0.0;
+        b.field("count", t.count);
+        b.field("sum", t.sum_ns);
+        // Without calls there is no latency: the fields say 0, as they always did, and no
+        // metric claims it.
+        auto latency = [&](MetricName name, const nlohmann::json& v) {
+            t.count ? b.field(name, v) : void(r[std::string(name.text)] = v);
+        };
+        latency("min", t.min_ns);
+        latency("max", t.max_ns);
+        latency("avg", t.count ? double(t.sum_ns) / double(t.count) : 0.0);
         // A kretprobe tracks only so many calls in flight (maxactive, by default 2 per CPU
         // and at least 10): with many threads asleep inside the function, most returns are
         // lost, and entries says so.
-        r["entries"] = t.entries;
-        r["missed"] = t.missed;
-        if (options_.subtract != "none")
+        b.field("entries", t.entries);
+        b.field("missed", t.missed);
+        if (options_.subtract != "none") {
             r["switched_out"] = {{"calls", t.switched_out}, {"subtracted", t.subtracted_ns}};
+            b.metric("switched_out.calls", t.switched_out);
+            b.metric("switched_out.subtracted", t.subtracted_ns);
+        }
         r["percentiles"] = percentiles(t);
+        const nlohmann::json& pct = r["percentiles"]; // absent ones could not be computed
+        b.metric("percentiles.p50", pct.value("p50", nlohmann::json()));
+        b.metric("percentiles.p90", pct.value("p90", nlohmann::json()));
+        b.metric("percentiles.p99", pct.value("p99", nlohmann::json()));
         r["log2"] = log2_json(t.log2, FUNCLAT_LOG2_SLOTS);
         std::vector<uint64_t> buckets(t.lin + 1, t.lin + 1 + lin_buckets_);
         r["linear"] = {{"unit", lin_.unit}, {"min", lin_.min}, {"step", lin_.step},

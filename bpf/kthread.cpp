@@ -1,6 +1,7 @@
 #include "bpf/kthread_probe.h"
 #include "bpf/setup_times.h"
 #include "common/config.h"
+#include "common/record_types.h"
 
 #include <map>
 #include <unistd.h>
@@ -43,8 +44,10 @@ public:
 
     nlohmann::json phase_end() override {
         nlohmann::json r = describe();
+        RecordBuilder metrics(declared_type("probe", "kthread"), r);
         const double hz = double(::sysconf(_SC_CLK_TCK));
         nlohmann::json threads = nlohmann::json::array();
+        std::map<std::string, int> seen; // a name twice: "#2", as the host names it
         uint64_t total = 0;
         for (const auto& [pid, e] : end_) {
             auto b = begin_.find(pid);
@@ -54,11 +57,17 @@ public:
             total += ticks;
             threads.push_back({{"pid", pid}, {"comm", e.comm}, {"utime", e.utime - b->second.utime},
                                {"stime", e.stime - b->second.stime}, {"ticks", ticks}});
+            std::string label = entry_label(e.comm);
+            if (int n = ++seen[label]; n > 1)
+                label += "#" + std::to_string(n);
+            metrics.metric("threads.*.utime", e.utime - b->second.utime, {label});
+            metrics.metric("threads.*.stime", e.stime - b->second.stime, {label});
+            metrics.metric("threads.*.ticks", ticks, {label});
         }
         r["clk_tck"] = hz;
         r["threads"] = threads;
-        r["ticks"] = total;
-        r["cpu_s"] = double(total) / hz;
+        metrics.field("ticks", total);
+        metrics.field("cpu_s", double(total) / hz);
         if (threads.empty())
             r["warning"] = "no kernel thread matched";
         return r;

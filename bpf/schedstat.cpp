@@ -4,6 +4,7 @@
 #include "sys/sys.h"
 #include "bpf/setup_times.h"
 #include "common/config.h"
+#include "common/record_types.h"
 
 #include <charconv>
 
@@ -39,28 +40,18 @@ Schedstat parse_schedstat(std::string_view text) {
     return s;
 }
 
-// Documented in the kernel's Documentation/scheduler/sched-stats.rst (version 15).
+// Documented in the kernel's Documentation/scheduler/sched-stats.rst (version 15); the names
+// are the record's declaration's (common/record_decls.h).
 const std::vector<std::string>& schedstat_cpu_fields(int version) {
-    static const std::vector<std::string> v15 = {"yld_count", "legacy_zero", "sched_count", "sched_goidle",
-                                                 "ttwu_count", "ttwu_local", "rq_cpu_time", "run_delay",
-                                                 "pcount"};
+    static const std::vector<std::string> v15(std::begin(record_decls::kSchedstatCpuFields),
+                                              std::end(record_decls::kSchedstatCpuFields));
     static const std::vector<std::string> none;
     return version == 15 ? v15 : none;
 }
 
 const std::vector<std::string>& schedstat_domain_fields(int version) {
-    static const std::vector<std::string> v15 = [] {
-        std::vector<std::string> f;
-        for (const char* idle : {"idle", "busy", "newidle"})
-            for (const char* what : {"lb_count", "lb_balanced", "lb_failed", "lb_imbalance", "lb_gained",
-                                     "lb_hot_gained", "lb_nobusyq", "lb_nobusyg"})
-                f.push_back(std::string(what) + "_" + idle);
-        for (const char* what : {"alb_count", "alb_failed", "alb_pushed", "sbe_count", "sbe_balanced",
-                                 "sbe_pushed", "sbf_count", "sbf_balanced", "sbf_pushed", "ttwu_wake_remote",
-                                 "ttwu_move_affine", "ttwu_move_balance"})
-            f.push_back(what);
-        return f;
-    }();
+    static const std::vector<std::string> v15(std::begin(record_decls::kSchedstatDomainFields),
+                                              std::end(record_decls::kSchedstatDomainFields));
     static const std::vector<std::string> none;
     return version == 15 ? v15 : none;
 }
@@ -81,6 +72,34 @@ nlohmann::json named_deltas(const std::vector<uint64_t>& a, const std::vector<ui
             out[names[i]] = d[i];
     return out;
 }
+
+} // namespace
+
+void add_schedstat_deltas(nlohmann::json& r, const Schedstat& begin, const Schedstat& end) {
+    r["version"] = end.version;
+    nlohmann::json cpus = nlohmann::json::object(), domains = nlohmann::json::object();
+    for (const auto& [cpu, v] : end.cpus)
+        if (auto b = begin.cpus.find(cpu); b != begin.cpus.end())
+            cpus[cpu] = named_deltas(b->second, v, schedstat_cpu_fields(end.version));
+    for (const auto& [dom, v] : end.domains)
+        if (auto b = begin.domains.find(dom); b != begin.domains.end())
+            domains[dom] = {{"mask", end.masks.at(dom)},
+                            {"deltas", named_deltas(b->second, v, schedstat_domain_fields(end.version))}};
+    // The named deltas are the metrics; raw ones (a layout it does not know) are not.
+    RecordBuilder b(declared_type("probe", "schedstat"), r);
+    for (const auto& [cpu, fields] : cpus.items())
+        if (fields.is_object())
+            for (const auto& [field, v] : fields.items())
+                b.metric("cpus.*.*", v, {cpu, field});
+    for (const auto& [dom, d] : domains.items())
+        if (d.at("deltas").is_object())
+            for (const auto& [field, v] : d.at("deltas").items())
+                b.metric("domains.*.deltas.*", v, {dom, field});
+    r["cpus"] = std::move(cpus);
+    r["domains"] = std::move(domains);
+}
+
+namespace {
 
 class SchedstatProbe final : public Probe {
 public:
@@ -114,17 +133,7 @@ public:
         nlohmann::json r = describe();
         if (!supported_)
             return r;
-        r["version"] = end_.version;
-        nlohmann::json cpus = nlohmann::json::object(), domains = nlohmann::json::object();
-        for (const auto& [cpu, v] : end_.cpus)
-            if (auto b = begin_.cpus.find(cpu); b != begin_.cpus.end())
-                cpus[cpu] = named_deltas(b->second, v, schedstat_cpu_fields(end_.version));
-        for (const auto& [dom, v] : end_.domains)
-            if (auto b = begin_.domains.find(dom); b != begin_.domains.end())
-                domains[dom] = {{"mask", end_.masks[dom]},
-                                {"deltas", named_deltas(b->second, v, schedstat_domain_fields(end_.version))}};
-        r["cpus"] = cpus;
-        r["domains"] = domains;
+        add_schedstat_deltas(r, begin_, end_);
         return r;
     }
 

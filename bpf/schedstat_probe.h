@@ -24,6 +24,10 @@ Schedstat parse_schedstat(std::string_view text);
 const std::vector<std::string>& schedstat_cpu_fields(int version);
 const std::vector<std::string>& schedstat_domain_fields(int version);
 
+// The record's "version", "cpus" and "domains" (the deltas from `begin` to `end`, by name
+// where the layout is known) and their metrics.
+void add_schedstat_deltas(nlohmann::json& r, const Schedstat& begin, const Schedstat& end);
+
 std::unique_ptr<Probe> make_schedstat();
 
 } // namespace initbench

@@ -8,6 +8,7 @@
 #include "bpf/span_samples.h"
 #include "span.skel.h"
 #include "common/config.h"
+#include "common/record_types.h"
 
 #include <bpf/libbpf.h>
 #include <cmath>
@@ -81,22 +82,33 @@ public:
         }
         const span_stats& s = snap_.s;
         const double n = double(s.count);
+        RecordBuilder b(declared_type("probe", "span"), r);
         r["unit"] = "ns";
-        r["count"] = s.count;
-        r["min"] = s.min_ns;
-        r["max"] = s.max_ns;
-        r["avg"] = s.count ? double(s.sum_ns) / n : 0.0;
+        b.field("count", s.count);
+        // Without spans there is no latency: the fields say 0, as they always did, and no
+        // metric claims it.
+        auto latency = [&](MetricName name, const nlohmann::json& v) {
+            s.count ? b.field(name, v) : void(r[std::string(name.text)] = v);
+        };
+        latency("min", s.min_ns);
+        latency("max", s.max_ns);
+        latency("avg", s.count ? double(s.sum_ns) / n : 0.0);
         if (s.count > 1) {
             double sum_us = double(s.sum_ns) / 1e3;
             double var_us2 = (double(s.sum_sq_us2) - sum_us * sum_us / n) / (n - 1);
-            r["stddev"] = std::sqrt(std::max(var_us2, 0.0)) * 1e3;
+            b.field("stddev", std::sqrt(std::max(var_us2, 0.0)) * 1e3);
         } else {
             r["stddev"] = nullptr; // undefined for fewer than two spans
         }
-        r["unmatched_to"] = s.unmatched_to;
+        b.field("unmatched_to", s.unmatched_to);
         r["log2"] = log2_json(s.log2, SPAN_LOG2_SLOTS);
         r["percentiles"] = log2_percentiles(s.log2, SPAN_LOG2_SLOTS, s.max_ns);
+        const nlohmann::json& pct = r["percentiles"]; // absent ones could not be computed
+        b.metric("percentiles.p50", pct.value("p50", nlohmann::json()));
+        b.metric("percentiles.p90", pct.value("p90", nlohmann::json()));
+        b.metric("percentiles.p99", pct.value("p99", nlohmann::json()));
         r["samples"] = samples_.to_json();
+        b.metric("samples.avg_ns_stddev", r["samples"].value("avg_ns_stddev", nlohmann::json()));
         return r;
     }
 

@@ -8,6 +8,7 @@
 #include "bpf/task_storage.h"
 #include "task_storage.skel.h"
 #include "common/config.h"
+#include "common/record_types.h"
 
 #include <bpf/libbpf.h>
 #include <cstring>
@@ -83,9 +84,10 @@ public:
         if (skel_ && !read_error_.empty()) {
             r["error"] = read_error_; // counts that could not be read are absent, not 0
         } else if (skel_) {
-            r["created"] = total_.created;
-            r["deleted"] = total_.deleted;
-            r["failed"] = total_.failed;
+            RecordBuilder b(declared_type("probe", "task_storage_churn"), r);
+            b.field("created", total_.created);
+            b.field("deleted", total_.deleted);
+            b.field("failed", total_.failed);
         }
         return r;
     }

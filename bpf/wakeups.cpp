@@ -8,6 +8,7 @@
 #include "wakeups.skel.h"
 #include "wakeups_btf.skel.h"
 #include "common/config.h"
+#include "common/record_types.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -164,8 +165,16 @@ public:
 
     nlohmann::json phase_end() override {
         nlohmann::json r = describe();
-        if (supported())
-            r.update(snap_);
+        if (!supported())
+            return r;
+        r.update(snap_);
+        if (r.contains("error"))
+            return r;
+        // Null (processes and mms without BTF) is not measured: no metric.
+        RecordBuilder b(declared_type("probe", "wakeups"), r);
+        for (MetricName name : {MetricName("threads"), MetricName("processes"), MetricName("mms"),
+                                MetricName("wakeups"), MetricName("dropped")})
+            b.metric(name, r[std::string(name.text)]);
         return r;
     }
 

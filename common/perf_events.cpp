@@ -228,6 +228,10 @@ RunStats run_stats(const std::vector<double>& values) {
     return s;
 }
 
+std::string_view derived_better(std::string_view unit) {
+    return unit == "insn per cycle" || unit == "GHz" || unit == "CPUs utilized" ? "higher" : "lower";
+}
+
 std::vector<std::optional<DerivedMetric>> derive_metrics(const std::vector<EventMean>& events,
                                                          double elapsed_s) {
     std::vector<std::optional<DerivedMetric>> out(events.size());

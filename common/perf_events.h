@@ -63,6 +63,9 @@ struct DerivedMetric {
     double value = 0;
     std::string unit;
 };
+// Which way of a derived metric is better: "higher" for insn per cycle, GHz and CPUs
+// utilized (work done), "lower" for the rest (misses, idle cycles, events per second).
+std::string_view derived_better(std::string_view unit);
 struct EventMean {
     const PerfEventSpec* spec = nullptr;
     std::optional<double> mean; // none when unsupported or never counted

@@ -1,6 +1,7 @@
 #include "common/summary.h"
 
 #include "common/json_fields.h"
+#include "common/record_types.h"
 #include "common/text.h"
 
 #include <cstdio>
@@ -35,28 +36,24 @@ std::string str(const nlohmann::json& j, const char* key) { return json_str(j, k
 
 std::optional<double> num(const nlohmann::json& j, const char* key) { return json_num(j, key); }
 
-// "fork-r0", "tcp-c4-r1": a phase and round, with the sweep value when there is one.
+// "fork-r0", "tcp-4-r1": a phase (a sweep's value is in its name) and round.
 std::string phase_id(const nlohmann::json& r) {
     std::string id = str(r, "phase");
-    if (auto c = num(r, "clients"))
-        id += "-c" + std::to_string(static_cast<long long>(*c));
-    if (auto g = num(r, "groups"))
-        id += "-g" + std::to_string(static_cast<long long>(*g));
     if (auto round = num(r, "round"))
         id += "-r" + std::to_string(static_cast<long long>(*round));
     return id;
 }
 
-// The probe's target, e.g. its function, for the case id.
-std::string probe_target(const nlohmann::json& r) {
-    for (const char* key : {"function", "from"})
-        if (auto s = str(r, key); !s.empty())
-            return "-" + s;
-    return "";
+// "probe-funclat-kernel_clone": the probe and what else its description says it measures.
+std::string probe_base(const nlohmann::json& r) {
+    std::string base = "probe";
+    for (const auto& s : record_identity(r))
+        base += "-" + s;
+    return base == "probe" ? base + "-" + str(r, "probe") : base; // a kind this build does not know
 }
 
 void add_probe(const nlohmann::json& r, std::vector<TestCase>& out) {
-    std::string base = "probe-" + str(r, "probe") + probe_target(r) + "-" + phase_id(r);
+    std::string base = probe_base(r) + "-" + phase_id(r);
     auto supported = r.find("supported");
     if (supported != r.end() && supported->is_boolean() && !supported->get<bool>()) {
         out.push_back({base, "skip", std::nullopt, "", "unsupported: " + str(r, "reason")});
@@ -66,12 +63,11 @@ void add_probe(const nlohmann::json& r, std::vector<TestCase>& out) {
         out.push_back({base, "fail", std::nullopt, "", err});
         return;
     }
+    // The metrics its description marks as headlines (common/record_decls.h), not all.
     bool any = false;
-    for (const char* key : {"count", "avg", "max", "threads", "processes", "mms", "ticks", "wakeups"})
-        if (auto v = num(r, key)) {
-            std::string units = str(r, "unit");
-            bool time = units == "ns" && (std::string(key) == "avg" || std::string(key) == "max");
-            out.push_back({base + "-" + key, "pass", v, time ? "ns" : "", ""});
+    for (const auto& m : record_metrics(r))
+        if (m.headline) {
+            out.push_back({base + "-" + m.name, "pass", m.value, m.unit, ""});
             any = true;
         }
     if (!any)

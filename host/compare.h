@@ -1,5 +1,6 @@
-// `initbench compare`: reads results documents, pools the files of each side, finds every
-// metric and histogram by the records' own structure, tests the changes against the first
+// `initbench compare`: reads results documents, pools the files of each side, reads every
+// metric and histogram as the records' descriptions declare them (common/record_types.h),
+// tests the changes against the first
 // side and prints them (terminal, text, Markdown, JSON, CSV). `--fail-on` gives CI an exit
 // code. Reading: compare_read.cpp; metrics: compare_metrics.cpp; checks and warnings:
 // compare_checks.cpp; statistics: compare_judge.cpp; output: compare_render.cpp and one
@@ -92,7 +93,7 @@ struct Extracted {
     std::vector<HistSeries> histograms;
 };
 
-// Every metric and histogram in the runs' records, keyed by the records' structure.
+// Every metric and histogram in the runs' records, as their descriptions declare them.
 Extracted extract(const std::vector<RunFile>& runs);
 
 // The samples a test compares: every round, or one mean (by the metric's kind) per run.

@@ -1,12 +1,11 @@
-// Metrics and histograms found in records by their structure: a phase's declared metrics, a
-// probe's numbers and histograms, grouped by what the record measures.
+// Metrics and histograms of records as their descriptions declare them (common/record_types.h):
+// a phase's metrics, a probe's, a command's ..., grouped by what the record measures.
 #include "host/compare.h"
 
+#include "common/record_types.h"
 #include "host/compare_fields.h"
 
-#include <algorithm>
 #include <map>
-#include <set>
 
 namespace initbench {
 namespace {
@@ -14,91 +13,47 @@ namespace {
 using nlohmann::json;
 using namespace compare_fields;
 
-// Strings that name what a record measures (a probe and its function, a counter ...).
-const std::vector<const char*> kIdentityStrings = {"probe",   "function", "name",    "event",
-                                                   "from",    "to",       "kthread", "comm",
-                                                   "counter", "target",   "cmd",     "module"};
-// Numbers that tell records of one phase apart (a tbench sweep's client count ...).
-// Not "threads", "processes" or "tasks": the wakeups probe measures those (distinct tasks
-// woken), and as dimensions each round's values made a group of their own that never paired.
-const std::vector<const char*> kDimensionNumbers = {
-    "clients", "groups", "pairs", "size", "msg_size", "bytes", "cpu", "instance", "index"};
-const std::set<std::string> kBookkeeping = {"v", "type", "phase", "round", "seq"};
-// Fields of a record whose "unit" they are in (funclat's avg, min, max, sum in ns).
-const std::set<std::string> kInRecordUnit = {"avg",    "min",    "max",   "sum",  "mean",
-                                             "stddev", "p50",    "p90",   "p95",  "p99",
-                                             "p999",   "median", "total", "value"};
-
 Better parse_better(const std::string& s) {
     return s == "higher" ? Better::higher : s == "lower" ? Better::lower : Better::unknown;
 }
 
+// PHASE/IDENTITY[DIMENSIONS], each part as the record's description declares it
+// (common/record_decls.h): "fork/funclat:kernel_clone", "fork/wakeups", "command/exec".
 std::string record_group(const json& r) {
     const std::string type = str_field(r, "type");
     std::string group = str_field(r, "phase", type);
     std::string subject;
-    for (const char* key : kIdentityStrings)
-        if (auto s = str_field(r, key); !s.empty())
-            subject += (subject.empty() ? "" : ":") + s;
+    for (const auto& s : record_identity(r))
+        subject += (subject.empty() ? "" : ":") + s;
     if (subject.empty() && type != "phase")
         subject = type;
     if (!subject.empty())
         group += "/" + subject;
     std::string dims;
-    for (const char* key : kDimensionNumbers)
-        if (auto n = num_field(r, key))
-            dims += (dims.empty() ? "" : ",") + std::string(key) + "=" + number_label(*n);
+    for (const auto& [key, n] : record_dimensions(r))
+        dims += (dims.empty() ? "" : ",") + key + "=" + number_label(n);
     return dims.empty() ? group : group + "[" + dims + "]";
-}
-
-bool is_identity(const std::string& key) {
-    auto same = [&](const char* k) { return key == k; };
-    return std::any_of(kIdentityStrings.begin(), kIdentityStrings.end(), same) ||
-           std::any_of(kDimensionNumbers.begin(), kDimensionNumbers.end(), same);
-}
-
-// [[key, count], ...] with numbers only: a sparse histogram such as funclat's log2.
-bool is_keyed_histogram(const json& v) {
-    if (!v.is_array() || v.empty())
-        return false;
-    return std::all_of(v.begin(), v.end(), [](const json& e) {
-        return e.is_array() && e.size() == 2 && e[0].is_number() && e[1].is_number();
-    });
-}
-
-// The first naming string of a list's entry ("event": "cycles"), "" when it has none.
-std::string entry_name(const json& entry) {
-    for (const char* key : kIdentityStrings)
-        if (auto s = str_field(entry, key); !s.empty())
-            return s;
-    return "";
-}
-
-// [{"event": "cycles", "value": 5}, ...]: entries that each name what they measure.
-bool is_named_list(const json& v) {
-    if (!v.is_array() || v.empty())
-        return false;
-    return std::all_of(v.begin(), v.end(),
-                       [](const json& e) { return e.is_object() && !entry_name(e).empty(); });
-}
-
-// {"buckets": [counts...], "min", "step", "under", "over", "unit"}: a linear histogram.
-bool is_linear_histogram(const json& v) {
-    const json* b = field(v, "buckets");
-    return b && b->is_array() &&
-           std::all_of(b->begin(), b->end(), [](const json& e) { return e.is_number(); });
 }
 
 class Collector {
 public:
+    // What the record's description declares (common/record_types.h); a record type it
+    // does not describe gives nothing.
     void record(const json& r, const std::string& group, size_t run) {
         run_ = run;
-        const json& metrics = obj_field(r, "metrics");
-        if (!metrics.empty()) {
-            for (const auto& [name, m] : metrics.items())
-                add_declared(group, name, m);
-        } else if (str_field(r, "type") != "phase") {
-            flatten(r, group, "", str_field(r, "unit"), 0);
+        for (const MeasuredValue& m : record_metrics(r)) {
+            Series& s = series(group, m.name);
+            s.unit = m.unit.empty() ? s.unit : m.unit;
+            s.agg = stats::parse_agg(m.agg);
+            s.better = parse_better(m.better);
+            add(s, m.value);
+        }
+        for (const auto& [decl, v] : record_histograms(r)) {
+            const std::string name(decl->field);
+            if (decl->shape == HistogramShape::log2)
+                add_keyed(group, name, *v, std::string(decl->unit));
+            else
+                add_linear(group, name, *v);
         }
     }
 
@@ -137,64 +92,6 @@ private:
             metrics_.back().name = name;
         }
         return metrics_[it->second];
-    }
-
-    void add_declared(const std::string& group, const std::string& name, const json& m) {
-        if (m.is_number()) {
-            add(series(group, name), m.get<double>());
-            return;
-        }
-        auto value = num_field(m, "value");
-        if (!value)
-            return; // a metric that could not be measured is explicit, never a 0
-        Series& s = series(group, name);
-        s.unit = str_field(m, "unit", s.unit);
-        s.agg = stats::parse_agg(str_field(m, "agg"));
-        s.better = parse_better(str_field(m, "better"));
-        add(s, *value);
-    }
-
-    void flatten(const json& obj, const std::string& group, const std::string& prefix,
-                 const std::string& unit, int depth) {
-        for (const auto& [key, v] : obj.items()) {
-            if (prefix.empty() && (kBookkeeping.count(key) || is_identity(key)))
-                continue;
-            const std::string name = prefix + key;
-            if (v.is_number()) {
-                Series& s = series(group, name);
-                if (kInRecordUnit.count(key))
-                    s.unit = unit;
-                add(s, v.get<double>());
-            } else if (is_keyed_histogram(v)) {
-                add_keyed(group, name, v, unit);
-            } else if (v.is_object() && is_linear_histogram(v)) {
-                add_linear(group, name, v);
-            } else if (v.is_object() && depth < 3) {
-                flatten(v, group, name + ".", str_field(v, "unit", unit), depth + 1);
-            } else if (depth < 3 && is_named_list(v)) {
-                flatten_entries(v, group, name, unit, depth);
-            }
-        }
-    }
-
-    // Each entry by its name: perf's counters.cycles.value, kthread's threads.rcu_gp.ticks.
-    // An entry that could not be measured gives no samples; a pid names an entry, it is not
-    // a measurement.
-    void flatten_entries(const json& list, const std::string& group, const std::string& name,
-                         const std::string& unit, int depth) {
-        std::map<std::string, int> seen;
-        for (const auto& entry : list) {
-            if (const json* supported = field(entry, "supported");
-                supported && supported->is_boolean() && !supported->get<bool>())
-                continue;
-            std::string label = entry_name(entry);
-            if (int n = ++seen[label]; n > 1)
-                label += "#" + std::to_string(n);
-            json measured = entry;
-            measured.erase("pid");
-            flatten(measured, group, name + "." + label + ".", str_field(entry, "unit", unit),
-                    depth + 1);
-        }
     }
 
     PooledHist& hist(const std::string& group, const std::string& name, const std::string& unit,

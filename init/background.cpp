@@ -2,6 +2,7 @@
 
 #include "common/external_load.h"
 #include "common/perf_events.h"
+#include "common/record_types.h"
 #include "common/text.h"
 #include "init/commands.h"
 #include "payload/load_group.h"
@@ -252,6 +253,7 @@ nlohmann::json Background::record() const {
     if (!options_.ready.empty()) {
         r["ready"] = options_.ready;
         r["ready_s"] = ready_s_ >= 0 ? nlohmann::json(ready_s_) : nlohmann::json(nullptr);
+        RecordBuilder(declared_type("background"), r).metric("ready_s", r["ready_s"]);
     }
     if (options_.window_signal)
         r["window_signal"] = background_signal_name(options_.window_signal);

@@ -1,6 +1,7 @@
 #include "init/commands.h"
 
 #include "common/perf_events.h"
+#include "common/record_types.h"
 #include "common/text.h"
 #include "init/perf_counters.h"
 
@@ -158,6 +159,13 @@ void reap_strays(pid_t pgid) {
     }
 }
 
+// The record's metrics: the elapsed time's and each counter's mean over the runs.
+void add_metrics(nlohmann::json& rec, const RecordType& type) {
+    RecordBuilder b(type, rec);
+    b.metric("elapsed_s.mean", rec["elapsed_s"].value("mean", nlohmann::json()));
+    add_counter_metrics(b, rec["counters"], "counters.*.mean", "mean");
+}
+
 struct CommandRun {
     double elapsed_s = 0;
     int status = 0;
@@ -294,6 +302,7 @@ bool run_command(const Plan& plan, const std::string& text, Console& console) {
     rec["runs"] = std::move(runs);
     rec["elapsed_s"] = series.elapsed_json();
     rec["counters"] = series.counters_json();
+    add_metrics(rec, declared_type("command", "exec"));
     rec["output"] = output_tail();
     console.emit(std::move(rec));
     return true;
@@ -411,6 +420,7 @@ bool run_module(const Plan& plan, const std::string& path, const std::string& pa
     rec["runs"] = std::move(runs);
     rec["elapsed_s"] = series.elapsed_json();
     rec["counters"] = series.counters_json();
+    add_metrics(rec, declared_type("command", "module"));
     console.emit(std::move(rec));
     return ok;
 }

@@ -4,6 +4,7 @@
 #include "bpf/setup_times.h"
 #include "bpf/vmlinux_btf.h"
 #include "common/perf_events.h"
+#include "common/record_types.h"
 #include "common/statistics.h"
 #include "common/text.h"
 #include "init/background.h"
@@ -123,7 +124,8 @@ void add_ticks_per_span(nlohmann::json& probe_results) {
         return;
     for (auto& r : probe_results)
         if (r.value("probe", "") == "kthread")
-            r["ticks_per_span"] = r.value("ticks", 0.0) / (*span)["count"].get<double>();
+            RecordBuilder(declared_type("probe", "kthread"), r)
+                .field("ticks_per_span", r.value("ticks", 0.0) / (*span)["count"].get<double>());
 }
 
 class Runner {

@@ -87,8 +87,10 @@ public:
         r.erase("unsupported"); // each counter says so itself
         if (!supported_)
             return r;
-        r["elapsed_s"] = elapsed_;
+        RecordBuilder b(declared_type("probe", "perf"), r);
+        b.field("elapsed_s", elapsed_);
         r["counters"] = counters_json(set_.read(), elapsed_);
+        add_counter_metrics(b, r["counters"], "counters.*.value", "value");
         set_ = CounterSet();
         return r;
     }
@@ -228,6 +230,21 @@ nlohmann::json counters_json(const std::vector<CounterValue>& values, double ela
         out.push_back(std::move(c));
     }
     return out;
+}
+
+void add_counter_metrics(RecordBuilder& b, const nlohmann::json& counters, MetricName value_metric,
+                         const char* value_key) {
+    for (const auto& c : counters) {
+        if (!c.value("supported", false))
+            continue;
+        const std::string event = c.value("event", ""), unit = c.value("unit", "");
+        b.metric(value_metric, c.value(value_key, nlohmann::json()), {event}, unit);
+        if (const auto d = c.find("derived"); d != c.end() && d->is_object()) {
+            const std::string derived_unit = d->value("unit", "");
+            b.metric("counters.*.derived.value", d->value("value", nlohmann::json()), {event},
+                     derived_unit, derived_better(derived_unit));
+        }
+    }
 }
 
 std::vector<PerfEventSpec> configured_events(const Config& config) {

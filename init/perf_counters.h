@@ -6,6 +6,7 @@
 #include "bpf/probe.h"
 #include "common/config.h"
 #include "common/perf_events.h"
+#include "common/record_types.h"
 #include "sys/sys.h"
 
 #include <memory>
@@ -61,6 +62,11 @@ nlohmann::json counter_json(const PerfEventSpec& spec, const std::optional<Deriv
 inline constexpr const char* kNotCounted = "not counted: the counter never ran";
 // One record's "counters" array from a single measurement, derived metrics included.
 nlohmann::json counters_json(const std::vector<CounterValue>& values, double elapsed_s);
+
+// The metrics of a record's "counters" list: each counted event's `value_key` ("value" over
+// a phase's window, "mean" over a command's runs) as `value_metric`, and its derived figure.
+void add_counter_metrics(RecordBuilder& b, const nlohmann::json& counters, MetricName value_metric,
+                         const char* value_key);
 
 // The events of initbench.perf (with "default" for perf stat's set).
 std::vector<PerfEventSpec> configured_events(const Config& config);

@@ -11,6 +11,7 @@
 //   churn:  phases=sleep sleep.tasks=20 task_storage_churn=1
 // Made again by booting the same parameters with `initbench run --log` and keeping the
 // lines holding "IB1 ".
+#include "common/record_types.h"
 #include "host/logparse.h"
 #include "host/compare.h"
 #include "host/results.h"
@@ -188,6 +189,48 @@ TEST(CompareContract, TaskStorageChurnProbe) {
     expect_declared_phase_metrics(r, "churn-a.log");
     for (const char* name : {"created", "deleted", "failed"})
         expect_paired(r, std::string("sleep/task_storage_churn/") + name);
+}
+
+// The same records as version 3 writes them: each described record's metrics in its
+// "metrics", beside the fields it keeps.
+RunFile as_version_3(RunFile run) {
+    for (auto& r : run.records) {
+        const RecordType* type = record_type_of(r);
+        if (!type || type->load_metrics || type->derived)
+            continue;
+        json metrics = json::object();
+        for (const auto& m : record_metrics(r))
+            metrics[m.name] = {{"value", m.value}, {"unit", m.unit}, {"better", m.better}, {"agg", m.agg}};
+        if (!metrics.empty())
+            r["metrics"] = std::move(metrics);
+        r["v"] = 3;
+    }
+    return run;
+}
+
+// Each row's id, unit, direction and samples a side.
+std::map<std::string, std::string> rows(const Report& r) {
+    std::map<std::string, std::string> out;
+    for (const auto& m : r.metrics) {
+        std::string what = m.unit + " " + std::to_string(int(m.better));
+        for (const auto& side : m.sides)
+            what += " " + std::to_string(side.samples.size());
+        out[m.id] = what;
+    }
+    return out;
+}
+
+// An old baseline compares with a new run: a version 2 record's declared fields and a
+// version 3 record's metrics are the same metrics, with the same units and directions.
+TEST(CompareContract, Version2And3RecordsPair) {
+    for (const std::string setup : {"loads", "probes", "churn"}) {
+        SCOPED_TRACE(setup);
+        const RunFile a = run_of(setup + "-a.log"), b = run_of(setup + "-b.log");
+        auto old_new = compare_sides({Side{"a", {a}}, Side{"b", {as_version_3(b)}}}, CompareOptions{});
+        ASSERT_TRUE(old_new.ok());
+        EXPECT_EQ(rows(old_new.value()), rows(compare_setup(setup)));
+        EXPECT_GT(old_new.value().metrics.size(), 10u);
+    }
 }
 
 } // namespace

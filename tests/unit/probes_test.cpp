@@ -97,6 +97,49 @@ TEST(Schedstat, NamesAreTheDocumentedPositions) {
     EXPECT_EQ(cpu[8], "pcount");       // 9: timeslices run
 }
 
+// Version 3: the named deltas as metrics, through the record's description; the layout's
+// version and a domain's mask are not metrics.
+TEST(Schedstat, RecordCarriesTheNamedDeltasAsMetrics) {
+    const Schedstat begin = parse_schedstat(kSchedstat);
+    Schedstat end = begin;
+    end.cpus["cpu0"][7] += 500; // run_delay
+    end.domains["cpu0/domain0"][24] += 2; // alb_count
+    nlohmann::json r{{"type", "probe"}, {"probe", "schedstat"}};
+    add_schedstat_deltas(r, begin, end);
+    EXPECT_FALSE(r.contains("undeclared_metrics")) << r.dump();
+    const auto& m = r["metrics"];
+    EXPECT_EQ(m["cpus.cpu0.run_delay"], (nlohmann::json{{"value", 500}, {"unit", "ns"}, {"better", "lower"},
+                                                         {"agg", "amean"}}));
+    EXPECT_EQ(m["domains.cpu0/domain0.deltas.alb_count"]["value"], 2);
+    EXPECT_EQ(m.size(), 2u * 8 + 36); // two CPUs' eight named fields, one domain's 36
+    EXPECT_FALSE(m.contains("version"));
+    EXPECT_EQ(r["cpus"]["cpu0"]["run_delay"], 500); // the fields users read stay
+    // A layout it does not know: raw deltas, and no metrics.
+    Schedstat v16 = begin, v16_end = end;
+    v16.version = v16_end.version = 16;
+    nlohmann::json raw{{"type", "probe"}, {"probe", "schedstat"}};
+    add_schedstat_deltas(raw, v16, v16_end);
+    EXPECT_FALSE(raw.contains("metrics"));
+    EXPECT_TRUE(raw["cpus"]["cpu0"].is_array());
+}
+
+// The kthread probe runs natively: its record's metrics are declared ones, with units, and
+// the clock tick and the pids are not among them.
+TEST(Kthread, RecordCarriesItsMetrics) {
+    auto probe = make_kthread({"*"});
+    probe->phase_begin();
+    probe->window_end();
+    const nlohmann::json r = probe->phase_end();
+    EXPECT_FALSE(r.contains("undeclared_metrics")) << r.dump();
+    ASSERT_TRUE(r.contains("metrics")) << r.dump();
+    EXPECT_EQ(r["metrics"]["ticks"]["unit"], "ticks");
+    EXPECT_EQ(r["metrics"]["cpu_s"]["unit"], "s");
+    for (const auto& [name, m] : r["metrics"].items()) {
+        EXPECT_EQ(name.find("clk_tck"), std::string::npos);
+        EXPECT_EQ(name.find("pid"), std::string::npos);
+    }
+}
+
 TEST(Percentile, FromBuckets) {
     std::vector<Bucket> b = {{0, 10, 50}, {10, 20, 50}};
     EXPECT_DOUBLE_EQ(*percentile(b, 50), 10.0);

@@ -183,6 +183,44 @@ class RefusesWhatTheGuestNeverWrites(unittest.TestCase):
                 r.update(numbers)
                 self.assertFalse(valid(r, "records.schema.json"), f"unsupported {probe} with numbers")
 
+    def test_version_3_metrics(self):
+        """Version 3's probe metrics, as common/record_decls.h declares them (the C++ test
+        RecordTypes.AgreeWithTheSchemas checks every declaration against these schemas)."""
+        r = copy.deepcopy(FUNCLAT)
+        r["v"] = 3
+        r["metrics"] = {"count": {"value": 3, "unit": "calls", "better": "higher", "agg": "amean"},
+                        "avg": {"value": 10.0, "unit": "ns", "better": "lower", "agg": "amean"}}
+        schema_check.validate_record(r)
+        kthread = {"v": 3, "type": "probe", "probe": "kthread", "phase": "fork", "round": 0, "supported": True,
+                   "names": ["rcu*"], "mechanism": "/proc/PID/stat", "clk_tck": 100.0, "ticks": 1, "cpu_s": 0.01,
+                   "threads": [{"pid": 3, "comm": "rcu_gp", "utime": 0, "stime": 1, "ticks": 1}],
+                   "metrics": {"ticks": {"value": 1, "unit": "ticks", "better": "lower", "agg": "amean"},
+                               "threads.rcu_gp.stime": {"value": 1, "unit": "ticks", "better": "lower",
+                                                        "agg": "amean"}}}
+        schema_check.validate_record(kthread)
+        for mutate, what in [
+            (lambda x: x["metrics"]["count"].__setitem__("unit", "ns"), "a count in ns"),
+            (lambda x: x["metrics"]["avg"].__setitem__("better", "higher"), "a latency better higher"),
+            (lambda x: x["metrics"].__setitem__("latency", x["metrics"]["avg"]), "an undeclared metric"),
+            (lambda x: x["metrics"]["avg"].pop("agg"), "a metric without agg"),
+            (lambda x: x.__setitem__("undeclared_metrics", ["latency"]), "a writer's undeclared metric"),
+        ]:
+            with self.subTest(what=what):
+                bad = copy.deepcopy(r)
+                mutate(bad)
+                self.assertFalse(valid(bad, "records.schema.json"), what)
+        for mutate, what in [
+            (lambda x: x["metrics"].__setitem__("clk_tck", {"value": 100, "unit": "ticks", "better": "lower",
+                                                            "agg": "amean"}), "clk_tck as a metric"),
+            (lambda x: x["metrics"].__setitem__("threads.rcu_gp.pid", {"value": 3, "unit": "ticks",
+                                                                       "better": "lower", "agg": "amean"}),
+             "a pid as a metric"),
+        ]:
+            with self.subTest(what=what):
+                bad = copy.deepcopy(kthread)
+                mutate(bad)
+                self.assertFalse(valid(bad, "records.schema.json"), what)
+
     def test_wrong_enum_values(self):
         cases = [
             (lambda d: d["records"][2].__setitem__("mechanism", "uprobe"), "probe mechanism"),
@@ -194,7 +232,7 @@ class RefusesWhatTheGuestNeverWrites(unittest.TestCase):
             (lambda d: d["records"][0].__setitem__("arch", "riscv64"), "arch"),
             (lambda d: d["records"][2].__setitem__("subtract", "all"), "funclat subtract"),
             (lambda d: d["records"][1].__setitem__("type", "stage"), "record type"),
-            (lambda d: d["records"][1].__setitem__("v", 3), "record version"),
+            (lambda d: d["records"][1].__setitem__("v", 4), "record version"),
         ]
         for mutate, what in cases:
             with self.subTest(what=what):
