@@ -78,6 +78,8 @@ TEST_F(BackgroundTest, WaitsForTheReadyText) {
     EXPECT_EQ(r["type"], "background");
     EXPECT_EQ(r["ready"], "attached");
     EXPECT_GE(r["ready_s"].get<double>(), 0.25);
+    EXPECT_EQ(r["metrics"]["ready_s"]["value"], r["ready_s"]); // its one metric (record v3)
+    EXPECT_EQ(r["metrics"].size(), 1u);
     EXPECT_EQ(r["ended"], "killed at the end of the run");
     EXPECT_EQ(r["output"], "starting\nattached\n");
     EXPECT_EQ(r["output_truncated"], false);
@@ -94,6 +96,7 @@ TEST_F(BackgroundTest, ExitBeforeReadyIsAnError) {
     EXPECT_EQ(r["exit"], 3);
     EXPECT_EQ(r["ended"], "exited with status 3");
     EXPECT_EQ(r["ready_s"], nullptr);
+    EXPECT_FALSE(r.contains("metrics")) << "never ready: no metric, and the exit status is none";
 }
 
 TEST_F(BackgroundTest, ReadyTimeout) {

@@ -40,7 +40,8 @@ def valid(instance, name):
     return not schema_check.errors(instance, name, limit=1)
 
 
-# A minimal complete run in the current shape (version 2), for the negative cases.
+# A minimal complete run in the shape of version 2 (still read; version 3 adds metrics, see
+# test_version_3_metrics), for the negative cases.
 HEADER = {
     "v": 2, "type": "header", "run_id": "0123456789abcdef0123456789abcdef", "initbench": "0.1.0",
     "arch": "x86_64", "consoles": ["ttyS0"],
