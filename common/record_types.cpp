@@ -41,8 +41,6 @@ bool matches(const MetricDecl& m, std::string_view name) {
 
 std::string unit_or_count(std::string unit) { return unit.empty() ? "count" : unit; }
 
-
-
 // Versions 1 and 2: the values a declaration names in the record's own fields. A "*" walks
 // an object's keys, or a list's entries by their declared name ("#2" for a repeated one,
 // none for an entry that could not be measured).
