@@ -199,12 +199,16 @@ class RefusesWhatTheGuestNeverWrites(unittest.TestCase):
                                "threads.rcu_gp.stime": {"value": 1, "unit": "ticks", "better": "lower",
                                                         "agg": "amean"}}}
         schema_check.validate_record(kthread)
+        unsupported = {"v": 3, "type": "probe", "probe": "funclat", "phase": "fork", "round": 0,
+                       "function": "x", "subtract": "none", "supported": False, "reason": "not in BTF"}
+        schema_check.validate_record(unsupported)  # nothing measured, no metrics
         for mutate, what in [
             (lambda x: x["metrics"]["count"].__setitem__("unit", "ns"), "a count in ns"),
             (lambda x: x["metrics"]["avg"].__setitem__("better", "higher"), "a latency better higher"),
             (lambda x: x["metrics"].__setitem__("latency", x["metrics"]["avg"]), "an undeclared metric"),
             (lambda x: x["metrics"]["avg"].pop("agg"), "a metric without agg"),
             (lambda x: x.__setitem__("undeclared_metrics", ["latency"]), "a writer's undeclared metric"),
+            (lambda x: x.pop("metrics"), "version 3 without metrics"),
         ]:
             with self.subTest(what=what):
                 bad = copy.deepcopy(r)
