@@ -2,6 +2,7 @@
 
 #include "bpf/probe.h"
 #include "bpf/setup_times.h"
+#include "bpf/span_samples.h"
 #include "bpf/vmlinux_btf.h"
 #include "common/perf_events.h"
 #include "common/statistics.h"
@@ -121,9 +122,15 @@ void add_ticks_per_span(nlohmann::json& probe_results) {
             span = &r;
     if (!span)
         return;
-    for (auto& r : probe_results)
-        if (r.value("probe", "") == "kthread")
-            r["ticks_per_span"] = r.value("ticks", 0.0) / (*span)["count"].get<double>();
+    for (auto& r : probe_results) {
+        if (r.value("probe", "") != "kthread")
+            continue;
+        r["ticks_per_span"] = r.value("ticks", 0.0) / (*span)["count"].get<double>();
+        // Per sampling interval, as the RCU seed's bench: stime ticks over the spans ended.
+        const auto stime = r.value("/samples/stime"_json_pointer, std::vector<uint64_t>{});
+        const auto counts = span->value("/samples/count"_json_pointer, std::vector<uint64_t>{});
+        r["stime_per_span"] = per_span_in_intervals(stime, counts);
+    }
 }
 
 class Runner {
