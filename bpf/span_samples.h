@@ -3,7 +3,8 @@
 // across intervals of that average (how the RCU seed's bench reported its grace periods).
 #pragma once
 
-#include <cmath>
+#include "common/statistics.h"
+
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -27,22 +28,19 @@ public:
     // the sample stddev over the intervals that had spans, null for fewer than two.
     nlohmann::json to_json() const {
         nlohmann::json avg = nlohmann::json::array();
-        double sum = 0, sum_sq = 0;
-        size_t n = 0;
+        std::vector<double> had_spans;
         for (double a : avgs_) {
-            if (a < 0) {
-                avg.push_back(nullptr);
-                continue;
-            }
-            avg.push_back(a);
-            sum += a;
-            sum_sq += a * a;
-            n++;
+            avg.push_back(a < 0 ? nlohmann::json(nullptr) : nlohmann::json(a));
+            if (a >= 0)
+                had_spans.push_back(a);
         }
-        nlohmann::json stddev = nullptr;
-        if (n > 1)
-            stddev = std::sqrt(std::max((sum_sq - sum * sum / double(n)) / double(n - 1), 0.0));
-        return {{"count", counts_}, {"avg_ns", avg}, {"avg_ns_stddev", stddev}};
+        return {{"count", counts_}, {"avg_ns", avg}, {"avg_ns_stddev", stddev_or_null(had_spans)}};
+    }
+
+    static nlohmann::json stddev_or_null(const std::vector<double>& xs) {
+        if (xs.size() < 2)
+            return nullptr;
+        return sample_stddev(xs, arithmetic_mean(xs));
     }
 
 private:
@@ -50,5 +48,24 @@ private:
     std::vector<uint64_t> counts_;
     std::vector<double> avgs_; // -1: no span in the interval
 };
+
+// A quantity sampled in the same intervals as the spans (a kthread's stime ticks), per span:
+// the ratio in each interval that had spans, then its mean and sample stddev over those
+// intervals, as the RCU seed's bench reported "ticks per grace period". Null when the two
+// series differ in length or no interval had a span.
+inline nlohmann::json per_span_in_intervals(const std::vector<uint64_t>& values,
+                                            const std::vector<uint64_t>& span_counts) {
+    if (values.size() != span_counts.size())
+        return nullptr;
+    std::vector<double> ratios;
+    for (size_t i = 0; i < values.size(); i++)
+        if (span_counts[i])
+            ratios.push_back(double(values[i]) / double(span_counts[i]));
+    if (ratios.empty())
+        return nullptr;
+    return {{"avg", arithmetic_mean(ratios)},
+            {"stddev", SpanSamples::stddev_or_null(ratios)},
+            {"intervals", ratios.size()}};
+}
 
 } // namespace initbench

@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include <cstring>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace initbench {
@@ -22,14 +23,48 @@ struct SkelDeleter {
     void operator()(task_storage_bpf* s) const { task_storage_bpf__destroy(s); }
 };
 
+constexpr std::string_view kSyscallPrefix = "syscall:";
+
+// The kernel function a system call enters through on this architecture: the wrapper that
+// takes pt_regs where the kernel has syscall wrappers (x86_64 since 4.17, arm64 since 4.19),
+// else sys_NAME. Empty when the kernel has none of them.
+std::string syscall_entry(const std::string& name, std::string& tried) {
+#if defined(__x86_64__)
+    const std::vector<std::string> candidates = {"__x64_sys_" + name, "sys_" + name};
+#elif defined(__aarch64__)
+    const std::vector<std::string> candidates = {"__arm64_sys_" + name, "sys_" + name};
+#else
+    const std::vector<std::string> candidates = {"sys_" + name};
+#endif
+    for (const auto& c : candidates) {
+        std::string btf_error;
+        if (function_in_btf(c, btf_error) || function_in_kallsyms(c))
+            return c;
+        tried += (tried.empty() ? "" : ", ") + c;
+    }
+    return "";
+}
+
 class TaskStorageChurn final : public Probe {
 public:
     // `on` empty: each wake-up of the sleep load's tasks (tp_btf/sched_wakeup); else each
-    // call of that kernel function, on the current task (fentry, else kprobe).
+    // call of that kernel function, or of the entry of "syscall:NAME", on the current task
+    // (fentry, else kprobe).
     TaskStorageChurn(std::string on, const std::string& mode) : on_(std::move(on)) {
         if (on_.empty()) {
             load(std::nullopt, reason_);
             return;
+        }
+        if (on_.starts_with(kSyscallPrefix)) {
+            syscall_ = on_.substr(kSyscallPrefix.size());
+            std::string tried;
+            std::string entry = syscall_entry(syscall_, tried);
+            if (entry.empty()) { // on_ stays "syscall:NAME" for the record
+                reason_ = "no entry function for the system call " + syscall_ + " (tried " + tried + ")";
+                error_ = "task_storage_churn.on: " + reason_;
+                return;
+            }
+            on_ = std::move(entry);
         }
         auto used = attach_functions({on_}, mode, [this](Mechanism m, std::string& why) { return load(m, why); },
                                      reason_);
@@ -48,6 +83,8 @@ public:
             d["comm_prefix"] = TASK_STORAGE_COMM_PREFIX;
         else
             d["function"] = on_;
+        if (!syscall_.empty())
+            d["syscall"] = syscall_;
         const char* mechanism = on_.empty() ? "tp_btf/sched_wakeup" : mech_ == Mechanism::fentry ? "fentry" : "kprobe";
         describe_attach(d, supported(), mechanism, reason_);
         return d;
@@ -133,6 +170,7 @@ private:
     }
 
     std::string on_;
+    std::string syscall_; // from "syscall:NAME", whose entry on_ is
     Mechanism mech_ = Mechanism::fentry;
     std::string error_;
     std::string read_error_;

@@ -66,6 +66,20 @@ std::string check_function_name(std::string_view text) {
                     !text.starts_with('.') && !(text.size() && text[0] >= '0' && text[0] <= '9');
     return ok ? "" : "must be a kernel function name (letters, digits, '_' and '.')";
 }
+// Where task_storage_churn hooks: a kernel function, or syscall:NAME for the entry of that
+// system call on the running architecture.
+std::string check_hook(std::string_view text) {
+    constexpr std::string_view syscall = "syscall:";
+    if (text.starts_with(syscall)) {
+        text.remove_prefix(syscall.size());
+        if (text.empty() || text.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string_view::npos)
+            return "syscall:NAME needs a system call's name, like syscall:getpgid";
+        return "";
+    }
+    return check_function_name(text).empty()
+               ? ""
+               : "must be a kernel function name, or syscall:NAME for a system call's entry";
+}
 std::string check_module_path(std::string_view text) {
     return text.starts_with('/') ? "" : "must be an absolute path in the image, like /payload/x.ko";
 }
@@ -194,8 +208,9 @@ std::span<const KeySpec> config_keys() {
             "create and delete BPF task storage on every wake-up of the sleep load's tasks"),
         checked_key(key("task_storage_churn.on", Kind::string, "",
                         "task_storage_churn on each call of this kernel function instead, on the "
-                        "calling task (e.g. __x64_sys_getpgid); setting it turns the probe on"),
-                    check_function_name),
+                        "calling task: FUNCTION, or syscall:NAME for that system call's entry on "
+                        "any architecture (syscall:getpgid); setting it turns the probe on"),
+                    check_hook),
         checked_key(key("perf", Kind::list, "",
                         "perf counters: default (perf stat's set) and/or event names"),
                     check_perf_item),

@@ -102,6 +102,7 @@ inline constexpr MetricDecl kKthread[] = {
     {"ticks", "ticks", "lower", "amean", true},
     {"cpu_s", "s", "lower"},
     {"ticks_per_span", "ticks", "lower"},
+    {"stime_per_span.avg", "ticks", "lower"}, // the RCU seed's ticks per grace period
     {"threads.*.utime", "ticks", "lower"},
     {"threads.*.stime", "ticks", "lower"},
     {"threads.*.ticks", "ticks", "lower"},

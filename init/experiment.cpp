@@ -2,6 +2,7 @@
 
 #include "bpf/probe.h"
 #include "bpf/setup_times.h"
+#include "bpf/span_samples.h"
 #include "bpf/vmlinux_btf.h"
 #include "common/perf_events.h"
 #include "common/record_types.h"
@@ -122,10 +123,19 @@ void add_ticks_per_span(nlohmann::json& probe_results) {
             span = &r;
     if (!span)
         return;
-    for (auto& r : probe_results)
-        if (r.value("probe", "") == "kthread")
-            RecordBuilder(declared_type("probe", "kthread"), r)
-                .field("ticks_per_span", r.value("ticks", 0.0) / (*span)["count"].get<double>());
+    for (auto& r : probe_results) {
+        if (r.value("probe", "") != "kthread")
+            continue;
+        RecordBuilder metrics(declared_type("probe", "kthread"), r);
+        metrics.field("ticks_per_span", r.value("ticks", 0.0) / (*span)["count"].get<double>());
+        // Per sampling interval, as the RCU seed's bench: stime ticks over the spans ended.
+        const auto stime = r.value("/samples/stime"_json_pointer, std::vector<uint64_t>{});
+        const auto counts = span->value("/samples/count"_json_pointer, std::vector<uint64_t>{});
+        r["stime_per_span"] = per_span_in_intervals(stime, counts);
+        metrics.metric("stime_per_span.avg", r["stime_per_span"].is_null()
+                                                 ? nlohmann::json(nullptr)
+                                                 : r["stime_per_span"]["avg"]);
+    }
 }
 
 class Runner {

@@ -221,7 +221,7 @@ bool LoadGroup::wait_ready(double deadline, std::vector<WorkerExit>& exits) {
 }
 
 Status LoadGroup::respawn() {
-    reaped_ += kill_and_reap(monotonic_seconds() + reap_time());
+    kill_and_reap(monotonic_seconds() + reap_time());
     respawns_++;
     for (unsigned i = 0; i < params_.workers; i++)
         slots_[i].ready.store(0, std::memory_order_relaxed);
@@ -256,6 +256,7 @@ std::vector<WorkerExit> LoadGroup::collect_early_exits() {
             continue;
         int status = 0;
         if (::waitpid(pids_[i], &status, WNOHANG) == pids_[i]) {
+            reaped_++;
             alive_[i] = false;
             statuses_[i] = status;
             out.push_back({pids_[i], status});
@@ -316,7 +317,7 @@ double LoadGroup::reap_time() const {
     return kReapDeadline + kReapPerTask * double(spec_.tasks(params_));
 }
 
-unsigned LoadGroup::kill_and_reap(double deadline) {
+void LoadGroup::kill_and_reap(double deadline) {
     auto kill_all = [this] {
         if (!cgroup_path_.empty()) // atomic against forks in flight; absent before Linux 5.14
             (void)write_file(cgroup_path_ + "/cgroup.kill", "1");
@@ -327,13 +328,12 @@ unsigned LoadGroup::kill_and_reap(double deadline) {
                 ::kill(pids_[i], SIGKILL); // a worker that left the group is still ours
     };
     kill_all();
-    unsigned reaped = 0;
     for (double next_kill = monotonic_seconds() + 0.1;;) {
         // Orphans of the workers are the init's children now, still in the workers' group.
         int status;
         pid_t pid = 0;
         while (pgid_ > 0 && (pid = ::waitpid(-pgid_, &status, WNOHANG)) > 0) {
-            reaped++;
+            reaped_++;
             auto it = std::find(pids_.begin(), pids_.end(), pid);
             if (it != pids_.end()) {
                 alive_[size_t(it - pids_.begin())] = false;
@@ -341,7 +341,7 @@ unsigned LoadGroup::kill_and_reap(double deadline) {
             }
         }
         const bool group_gone = pgid_ == 0 || (pid < 0 && errno == ECHILD);
-        reaped += static_cast<unsigned>(collect_early_exits().size());
+        collect_early_exits();
         const bool workers_gone =
             std::none_of(alive_.begin(), alive_.end(), [](bool a) { return a; });
         if (group_gone && workers_gone)
@@ -355,7 +355,6 @@ unsigned LoadGroup::kill_and_reap(double deadline) {
         }
         ::usleep(1000);
     }
-    return reaped;
 }
 
 StopReport LoadGroup::stop() {
@@ -363,7 +362,10 @@ StopReport LoadGroup::stop() {
         return report_;
     stopped_ = true;
     const double t0 = monotonic_seconds();
-    report_.reaped = kill_and_reap(t0 + reap_time());
+    kill_and_reap(t0 + reap_time());
+    // Every task reaped since start(): workers that ended early or by themselves (an
+    // external program), those of earlier respawns, and orphans of the workers.
+    report_.reaped = reaped_;
     rusage after{};
     ::getrusage(RUSAGE_CHILDREN, &after);
     // RUSAGE_CHILDREN counts reaped tasks only: the delta since start() is this group's.

@@ -33,7 +33,8 @@ struct CpuTime {
 
 struct StopReport {
     CpuTime cpu;         // getrusage: every reaped task of the group, from start to stop
-    unsigned reaped = 0; // tasks the framework reaped: workers, and orphans of the workers
+    unsigned reaped = 0; // tasks the framework reaped since start: workers (those that ended by
+                         // themselves too, and earlier respawns'), and orphans of the workers
     unsigned left = 0;   // tasks still in the cgroup when the framework gave up waiting
     double seconds = 0;  // how long killing and reaping took
 };
@@ -98,7 +99,7 @@ private:
     void make_cgroup();
     Status spawn_workers();
     // Kills every task and reaps until none is left or the deadline passes.
-    unsigned kill_and_reap(double deadline);
+    void kill_and_reap(double deadline);
     double reap_time() const; // the most kill_and_reap() may take for this load's tasks
     [[noreturn]] void run_worker(unsigned index);
 
@@ -116,7 +117,7 @@ private:
     std::vector<std::string> notes_;
     struct rusage usage_at_start_ {};
     unsigned respawns_ = 0;
-    unsigned reaped_ = 0;
+    unsigned reaped_ = 0; // every waitpid that returned one of ours
     bool stopped_ = false;
     StopReport report_;
 };

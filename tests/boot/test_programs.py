@@ -163,6 +163,7 @@ class PackedProgramsAsLoads(unittest.TestCase):
         # The program ran in the window, in the load's cgroup: its forks were counted there.
         self.assertGreater(p["cpu"]["sys_s"], 0)
         self.assertEqual(p["tasks"]["leftover"], 0)
+        self.assertEqual(p["tasks"]["reaped"], 1)  # the program, which ended by itself
         probe = [r for r in self.r.records("probe") if r["phase"] == "stressfork"][0]
         self.assertGreater(probe["count"], 10)
 

@@ -392,6 +392,9 @@ TEST(Config, SeedProbeKeys) {
     EXPECT_TRUE(parse("initbench.task_storage_churn.on=foo.isra.0").errors.empty());
     EXPECT_EQ(only_error(parse("initbench.wakeups.tasks=kernel")).reason, "must be one of: all, user");
     EXPECT_TRUE(has(only_error(parse("initbench.task_storage_churn.on=sys/getpgid")).reason, "kernel function"));
+    EXPECT_TRUE(parse("initbench.task_storage_churn.on=syscall:getpgid").errors.empty());
+    EXPECT_TRUE(has(only_error(parse("initbench.task_storage_churn.on=syscall:")).reason, "syscall:getpgid"));
+    EXPECT_TRUE(has(only_error(parse("initbench.task_storage_churn.on=syscall:get/pgid")).reason, "system call"));
 }
 
 } // namespace

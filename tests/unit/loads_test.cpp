@@ -507,7 +507,9 @@ TEST(ExternalLoad, ProgramRunsAsTheWorkerAndItsStatusIsKept) {
     EXPECT_TRUE(group.wait_exit(monotonic_seconds() + 20));
     ASSERT_TRUE(group.exit_status(0));
     EXPECT_EQ(describe_exit(*group.exit_status(0)), "exited with status 3");
-    EXPECT_EQ(group.stop().left, 0u);
+    const StopReport stopped = group.stop();
+    EXPECT_EQ(stopped.left, 0u);
+    EXPECT_EQ(stopped.reaped, 1u); // reaped by wait_exit, before stop: still counted
     EXPECT_EQ(read_file(external_output_path(name)).value_or(""), "ran 2\n");
     ::unlink(external_output_path(name).c_str());
     define_external_loads(config_of(""));

@@ -165,3 +165,15 @@ TEST(SpanSamples, IntervalsFromRunningTotals) {
     EXPECT_TRUE(s.to_json()["avg_ns_stddev"].is_null());
     EXPECT_EQ(s.to_json()["count"], nlohmann::json({1}));
 }
+
+// A kthread's stime ticks per span, interval by interval (the RCU seed's "ticks per grace
+// period, avg and stddev"): intervals without spans are left out, mismatched series refused.
+TEST(SpanSamples, PerSpanInIntervals) {
+    const auto j = per_span_in_intervals({4, 3, 9}, {2, 0, 3}); // 2 and 3 ticks per span
+    EXPECT_DOUBLE_EQ(j["avg"].get<double>(), 2.5);
+    EXPECT_DOUBLE_EQ(j["stddev"].get<double>(), std::sqrt(0.5));
+    EXPECT_EQ(j["intervals"], 2);
+    EXPECT_TRUE(per_span_in_intervals({4}, {2})["stddev"].is_null());
+    EXPECT_TRUE(per_span_in_intervals({4, 1}, {0, 0}).is_null());
+    EXPECT_TRUE(per_span_in_intervals({4, 1}, {2}).is_null());
+}
