@@ -247,8 +247,9 @@ class MmCidProfile(BootTest):
 
 
 class RcuTasksTraceProfile(BootTest):
-    """`initbench.profile=rcu_tasks_trace`, its sleep phase shortened: 15 000 sleepers with
-    task-storage churn make real RCU Tasks Trace grace periods, and the kthread's ticks."""
+    """`initbench.profile=rcu_tasks_trace`, its sleep phase shortened: 15 000 sleepers calling
+    getpgid, with task-storage churn on it, make real RCU Tasks Trace grace periods, and the
+    kthread's ticks per grace period."""
     PARAMS = ("initbench.profile=rcu_tasks_trace", "initbench.phases=sleep", "initbench.duration=3")
 
     def test_the_profiles_machine(self):
@@ -274,7 +275,9 @@ class RcuTasksTraceProfile(BootTest):
         self.assert_nothing_left()
 
     def test_grace_periods_under_churn(self):
+        # As the seed: each sleeper's getpgid() churns the storage, from the call's entry.
         churn = self.probe("task_storage_churn")
+        self.assertEqual((churn["syscall"], churn["function"]), ("getpgid", "__x64_sys_getpgid"))
         self.assertGreater(churn["created"], 0)
         self.assertEqual(churn["deleted"], churn["created"])
         span = self.probe("span")

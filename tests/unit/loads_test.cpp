@@ -214,6 +214,22 @@ TEST(Profiles, PageFrag) {
     EXPECT_GE(r.config.uint("machine.cpus"), 18u);
 }
 
+// The seed: an 8-CPU VM, 15 000 forked processes that each call getpgid() and sleep, the
+// storage churned from the system call's entry, the grace-period span and kthread ticks.
+TEST(Profiles, RcuTasksTrace) {
+    ConfigResult r = parse_config("initbench.profile=rcu_tasks_trace", shipped_profile);
+    ASSERT_TRUE(r.ok()) << r.errors[0].describe();
+    EXPECT_EQ(r.config.uint("machine.cpus"), 8u);
+    LoadParams sleep = resolve_params(*find_load("sleep"), r.config, 0);
+    EXPECT_EQ(sleep.sleepers, 15000u);
+    EXPECT_DOUBLE_EQ(sleep.interval_s, 4.0); // not the seed's 1.5 s mean: see the profile
+    EXPECT_EQ(r.config.str("sleep.mode"), "process");
+    EXPECT_EQ(r.config.str("sleep.syscall"), "getpgid");
+    EXPECT_EQ(r.config.str("task_storage_churn.on"), "syscall:getpgid");
+    EXPECT_EQ(r.config.str("span"), "rcu_tasks_trace_pregp_step:rcu_tasks_trace_postgp");
+    EXPECT_EQ(r.config.list("kthread"), std::vector<std::string>{"rcu_tasks_trace*"});
+}
+
 TEST(Profiles, SisTbench) {
     ConfigResult r = parse_config("initbench.profile=sis_tbench", shipped_profile);
     ASSERT_TRUE(r.ok()) << r.errors[0].describe();
