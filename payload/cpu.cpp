@@ -71,11 +71,6 @@ extern const LoadSpec cpu_load = {
     .help = "spinning workers: xorshift arithmetic and random writes to 256 KiB each; cpu.load=P spins P % "
             "of each 10 ms slice",
     .op_unit = "4096 iterations",
-    .sweep = "",
-    .default_workers = online_cpus,
-    .unsupported = always_supported,
-    .tasks = one_task_per_worker,
-    .bytes_per_op = nullptr,
     .configure = cpu_configure,
     .work = cpu_work,
 };

@@ -69,10 +69,7 @@ void define_external_loads(const Config& config) {
             .op_unit = l->op_unit,
             .sweep = l->sweep,
             .default_workers = one,
-            .unsupported = always_supported,
             .tasks = one_task,
-            .bytes_per_op = nullptr,
-            .configure = nullptr,
             .work = external_work,
         };
         loads.push_back(std::move(l));

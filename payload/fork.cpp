@@ -29,12 +29,7 @@ extern const LoadSpec fork_load = {
     .name = "fork",
     .help = "workers that fork a child which exits immediately, and reap it",
     .op_unit = "fork+exit+wait",
-    .sweep = "",
-    .default_workers = online_cpus,
-    .unsupported = always_supported,
     .tasks = fork_tasks,
-    .bytes_per_op = nullptr,
-    .configure = nullptr,
     .work = fork_work,
 };
 

@@ -58,28 +58,32 @@ struct WorkerContext {
     void ready() const { slot->ready.store(1, std::memory_order_release); }
 };
 
+unsigned online_cpus();
+std::string always_supported();
+uint64_t one_task_per_worker(const LoadParams& p);
+
+// A load as the registry lists it. A load's file names what it is and its work; the rest
+// has defaults that most loads keep: no sweep, a worker per CPU, runs on any kernel, one
+// task per worker, moves no data, no keys of its own.
 struct LoadSpec {
     std::string_view name;
     std::string_view help;
     std::string_view op_unit; // what one operation is: "fork+exit+wait", "message", ...
     // A list key whose every value is a phase of its own (tcp.clients), or "".
-    std::string_view sweep;
-    unsigned (*default_workers)();                 // when neither the sweep nor `workers` says
-    std::string (*unsupported)();                  // "" when this kernel can run it, else why not
-    uint64_t (*tasks)(const LoadParams&);          // tasks at once, workers included
-    uint64_t (*bytes_per_op)(const LoadParams&);   // null: the load moves no data
-    void (*configure)(const Config&, LoadParams&); // reads the load's own keys; may be null
-    void (*work)(const WorkerContext&);            // never returns: the framework kills it
+    std::string_view sweep = "";
+    unsigned (*default_workers)() = online_cpus;            // when neither the sweep nor `workers` says
+    std::string (*unsupported)() = always_supported;        // "" when this kernel can run it, else why not
+    uint64_t (*tasks)(const LoadParams&) = one_task_per_worker; // tasks at once, workers included
+    uint64_t (*bytes_per_op)(const LoadParams&) = nullptr;  // null: the load moves no data
+    void (*configure)(const Config&, LoadParams&) = nullptr; // reads the load's own keys
+    void (*work)(const WorkerContext&) = nullptr;           // never returns: the framework kills it
 };
 
 const std::vector<const LoadSpec*>& load_registry();
 const LoadSpec* find_load(std::string_view name);
 
-unsigned online_cpus();
 // The number of a system call the loads may make (syscall.name, sleep.syscall), or -1.
 long syscall_number(std::string_view name);
-std::string always_supported();
-uint64_t one_task_per_worker(const LoadParams& p);
 
 // The values of a load's sweep key, or {0} for a load without one.
 std::vector<unsigned> sweep_values(const LoadSpec& spec, const Config& config);

@@ -105,11 +105,7 @@ extern const LoadSpec sleep_load = {
     .help = "sleep.tasks threads (or processes: sleep.mode) over the workers that sleep sleep.interval and "
             "wake, in a loop",
     .op_unit = "wake-up",
-    .sweep = "",
-    .default_workers = online_cpus,
-    .unsupported = always_supported,
     .tasks = sleep_tasks,
-    .bytes_per_op = nullptr,
     .configure = sleep_configure,
     .work = sleep_work,
 };

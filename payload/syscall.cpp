@@ -53,11 +53,6 @@ extern const LoadSpec syscall_load = {
     .help = "a tight loop of one system call per worker (syscall.name, getppid by default), for probe "
             "overhead per event",
     .op_unit = "1024 system calls",
-    .sweep = "",
-    .default_workers = online_cpus,
-    .unsupported = always_supported,
-    .tasks = one_task_per_worker,
-    .bytes_per_op = nullptr,
     .configure = syscall_configure,
     .work = syscall_work,
 };

@@ -103,7 +103,6 @@ extern const LoadSpec tcp_load = {
     .help = "tbench-style client/server pairs doing request/response over loopback TCP",
     .op_unit = "request+response",
     .sweep = "tcp.clients",
-    .default_workers = online_cpus,
     .unsupported = tcp_unsupported,
     .tasks = tcp_tasks,
     .bytes_per_op = tcp_bytes,

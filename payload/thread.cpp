@@ -94,11 +94,7 @@ extern const LoadSpec thread_load = {
     .help = "worker processes that create and end threads: thread.threads at once (batch), or at most "
             "that many alive (continuous)",
     .op_unit = "thread create+exit+join",
-    .sweep = "",
-    .default_workers = online_cpus,
-    .unsupported = always_supported,
     .tasks = thread_tasks,
-    .bytes_per_op = nullptr,
     .configure = thread_configure,
     .work = thread_work,
 };
