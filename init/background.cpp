@@ -6,6 +6,7 @@
 #include "common/text.h"
 #include "init/commands.h"
 #include "payload/load_group.h"
+#include "sys/child.h"
 
 #include <csignal>
 #include <fcntl.h>
@@ -100,13 +101,7 @@ bool Background::start(BackgroundOptions options, Console& console) {
         return false;
     }
     if (pid == 0) {
-        sigset_t none;
-        sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr); // init blocks every signal; payloads must not
-        ::setpgid(0, 0);
-        ::dup2(in.get(), 0);
-        ::dup2(out.get(), 1);
-        ::dup2(out.get(), 2);
+        enter_child({.pgid = 0, .in = in.get(), .out = out.get(), .err = out.get()});
         ::execve(path.c_str(), cargv.data(), const_cast<char* const*>(env));
         static const char kFailed[] = "initbench: execve failed\n";
         (void)!::write(2, kFailed, sizeof kFailed - 1);

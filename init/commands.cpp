@@ -4,6 +4,7 @@
 #include "common/record_types.h"
 #include "common/text.h"
 #include "init/perf_counters.h"
+#include "sys/child.h"
 
 #include <algorithm>
 #include <csignal>
@@ -227,16 +228,9 @@ public:
 private:
     [[noreturn]] void exec_child(int go, int go_write, int report, int in, int out) {
         ::close(go_write); // or the wait for the go below never ends
-        sigset_t none;
-        sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr); // init blocks every signal; commands must not
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        ::setpgid(0, 0);
+        enter_child({.pgid = 0, .in = in, .out = out, .err = out, .die_with_parent = true});
         if (plan_.pin)
             ::sched_setaffinity(0, sizeof(cpu_set_t), &*plan_.pin);
-        ::dup2(in, 0);
-        ::dup2(out, 1);
-        ::dup2(out, 2);
         char c;
         while (::read(go, &c, 1) < 0 && errno == EINTR) {
         }

@@ -1,4 +1,5 @@
 #include "init/ending.h"
+#include "sys/child.h"
 
 #include <csignal>
 #include <sys/reboot.h>
@@ -20,9 +21,7 @@ EndAction end_action_from(std::string_view name) {
 static void run_shell() {
     pid_t pid = ::fork();
     if (pid == 0) {
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, nullptr);
+        enter_child({});
         ::setsid();
         ::execl("/bin/sh", "sh", "-l", static_cast<char*>(nullptr));
         ::_exit(127);

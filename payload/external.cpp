@@ -2,6 +2,7 @@
 
 #include "common/perf_events.h"
 #include "common/text.h"
+#include "sys/child.h"
 
 #include <cstdio>
 #include <cstring>
@@ -30,12 +31,7 @@ uint64_t one_task(const LoadParams&) {
     const LoadParams& p = *ctx.params;
     const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     const int out = ::open(p.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (in >= 0)
-        ::dup2(in, 0);
-    if (out >= 0) {
-        ::dup2(out, 1);
-        ::dup2(out, 2);
-    }
+    enter_child({.in = in, .out = out, .err = out}); // a worker already: in its group
     std::vector<char*> argv, env;
     for (const auto& a : p.argv)
         argv.push_back(const_cast<char*>(a.c_str()));

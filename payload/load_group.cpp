@@ -2,6 +2,7 @@
 
 #include "common/text.h"
 #include "sys/procfs.h"
+#include "sys/child.h"
 
 #include <algorithm>
 #include <charconv>
@@ -177,14 +178,10 @@ Status LoadGroup::spawn_workers() {
 }
 
 void LoadGroup::run_worker(unsigned index) {
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr); // init blocks everything; workers must not
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    enter_child({.pgid = pgid_, .die_with_parent = true});
     // "ib-LOAD": every task of the load inherits it, so probes can tell the load's tasks.
     const std::string comm = "ib-" + std::string(spec_.name);
     ::prctl(PR_SET_NAME, comm.c_str());
-    ::setpgid(0, pgid_);
     // Joined before the load runs, so that every task it makes is counted and limited.
     if (!cgroup_path_.empty() && !write_file(cgroup_path_ + "/cgroup.procs", "0"))
         ::_exit(kExitCgroup);

@@ -3,6 +3,7 @@
 // record, and how it ended.
 #include "init/background.h"
 
+#include "sys/child.h"
 #include "sys/sys.h"
 
 #include <gtest/gtest.h>
@@ -35,6 +36,36 @@ protected:
     }
     Console console_; // no console opened: records go nowhere
 };
+
+// Every child of PID 1 starts here: the mask PID 1 blocks everything with is gone, the child
+// leads a process group of its own, and its stdout is the given fd.
+TEST(EnterChild, UnblocksSignalsLeadsAGroupAndRedirects) {
+    sigset_t term, saved;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    ASSERT_EQ(::sigprocmask(SIG_BLOCK, &term, &saved), 0);
+    int out[2];
+    ASSERT_EQ(::pipe(out), 0);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        enter_child({.pgid = 0, .out = out[1]});
+        sigset_t now;
+        ::sigprocmask(SIG_SETMASK, nullptr, &now);
+        const char* answer = sigismember(&now, SIGTERM) ? "blocked" : ::getpgrp() == ::getpid() ? "ok" : "group";
+        (void)!::write(1, answer, std::char_traits<char>::length(answer));
+        ::_exit(0);
+    }
+    ::close(out[1]);
+    char buf[16] = {};
+    const ssize_t n = ::read(out[0], buf, sizeof buf - 1);
+    ::close(out[0]);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ::sigprocmask(SIG_SETMASK, &saved, nullptr);
+    EXPECT_EQ(std::string(buf, n > 0 ? size_t(n) : 0), "ok");
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
 
 TEST(BackgroundSignal, NamesBothWays) {
     EXPECT_EQ(background_signal("USR1"), SIGUSR1);
