@@ -265,9 +265,15 @@ class ConsoleFlood(unittest.TestCase):
         # Whether this boot's flood split a frame is up to timing, so the damage is made
         # certain on its own log: a phase record's line loses its second half to a flood
         # message, as when the kernel's line overwrote the rest of the frame.
+        # The flood may have put text before any frame on its line (on a slow host, before
+        # every phase record's), so the frame is found where it starts; a phase record's if
+        # one is there, else any record's.
         lines = self.r.log.splitlines(keepends=True)
-        at = next(i for i, line in enumerate(lines) if '"type":"phase"' in line and line.startswith("IB1 "))
-        lines[at] = lines[at][:len(lines[at]) // 2] + "[   9.999999] initbench-flood 1 {\"ops\":99999}\n"
+        frames = [(i, line.index("IB1 ")) for i, line in enumerate(lines) if "IB1 " in line]
+        phases = [(i, k) for i, k in frames if '"type":"phase"' in lines[i][k:]]
+        at, start = (phases or frames)[0]
+        frame = lines[at][start:]
+        lines[at] = lines[at][:start] + frame[:len(frame) // 2] + "[   9.999999] initbench-flood 1 {\"ops\":99999}\n"
         with tempfile.TemporaryDirectory() as tmp:
             Path(tmp, "damaged.log").write_text("".join(lines))
             code, damaged = bootlib.parse(Path(tmp, "damaged.log"))
