@@ -110,7 +110,7 @@ class BisectIcount(unittest.TestCase):
         (repo / "build.sh").chmod(0o755)
         (repo / "kernel.path").write_text(bootlib.kernel() + "\n")
         (repo / ".gitignore").write_text("out/\n")
-        params = " ".join(STEADY + FORK + ["initbench.rounds=2"])
+        params = " ".join(STEADY + FORK + ["initbench.rounds=3"])
         cls.commits = []
         for n in range(1, 9):
             if n == cls.BAD_COMMIT:
