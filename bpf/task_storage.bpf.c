@@ -39,12 +39,13 @@ static __always_inline int churn_task(struct task_struct *p) {
         return 0;
     __u64 *v = bpf_task_storage_get(&store, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
     if (!v) {
-        c->failed++;
+        c->create_failed++;
         return 0;
     }
-    c->created++;
     if (bpf_task_storage_delete(&store, p) == 0)
-        c->deleted++;
+        c->churned++;
+    else
+        c->delete_failed++;
     return 0;
 }
 

@@ -110,9 +110,9 @@ public:
             return;
         }
         for (const auto& c : per_cpu.value()) {
-            total_.created += c.created;
-            total_.deleted += c.deleted;
-            total_.failed += c.failed;
+            total_.churned += c.churned;
+            total_.delete_failed += c.delete_failed;
+            total_.create_failed += c.create_failed;
         }
     }
 
@@ -122,9 +122,9 @@ public:
             r["error"] = read_error_; // counts that could not be read are absent, not 0
         } else if (skel_) {
             RecordBuilder b(declared_type("probe", "task_storage_churn"), r);
-            b.field("created", total_.created);
-            b.field("deleted", total_.deleted);
-            b.field("failed", total_.failed);
+            b.field("created", total_.churned + total_.delete_failed);
+            b.field("deleted", total_.churned);
+            b.field("failed", total_.create_failed);
         }
         return r;
     }
