@@ -217,6 +217,10 @@ void RecordBuilder::field(MetricName name, const json& value) {
     metric(name, value);
 }
 
+bool measures(const RecordType& type) {
+    return !type.derived && (type.load_metrics || !type.metrics.empty() || !type.histograms.empty());
+}
+
 std::vector<MeasuredValue> record_metrics(const json& record) {
     std::vector<MeasuredValue> out;
     const RecordType* type = record_type_of(record);

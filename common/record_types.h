@@ -21,6 +21,9 @@ std::span<const RecordType> record_types();
 const RecordType* find_record_type(std::string_view type, std::string_view kind = "");
 // The description of a record: by "type", and "probe" or "kind" where those choose it.
 const RecordType* record_type_of(const nlohmann::json& record);
+// Whether records of a type carry measurements (metrics or histograms) that compare reads:
+// not the header, the end, warnings, errors, kernel events, nor the derived summary.
+bool measures(const RecordType& type);
 // The declaration a concrete metric name ("threads.rcu_gp.ticks") falls under, or null.
 const MetricDecl* find_metric(const RecordType& type, std::string_view name);
 

@@ -3,6 +3,7 @@
 #include "host/compare.h"
 
 #include "common/record.h"
+#include "common/record_types.h"
 #include "host/compare_fields.h"
 
 #include <algorithm>
@@ -21,8 +22,6 @@ using namespace compare_fields;
 
 // Settings that change how long or how a run ends, not what it measures.
 const std::set<std::string> kRunOnlySettings = {"rounds", "timeout", "end", "loglevel"};
-// Record types that carry no measurements.
-const std::set<std::string> kNonMeasurement = {"header", "end", "error", "warning", "kernel"};
 
 std::string icount_option(const json& host) {
     const json* argv = field(host, "qemu_argv");
@@ -79,7 +78,7 @@ Result<RunFile> parse_results(std::string_view text, const std::string& path) {
             header = &r;
         else if (type == "kernel")
             run.kernel_events++;
-        else if (r.is_object() && !kNonMeasurement.count(type))
+        else if (const RecordType* t = record_type_of(r); t && measures(*t))
             run.records.push_back(r);
     }
     if (!header)

@@ -136,6 +136,18 @@ TEST(RecordMetrics, UndescribedAndDerivedRecordsGiveNone) {
     EXPECT_TRUE(record_metrics(json(7)).empty());
 }
 
+// compare keeps the records that measure something: told by their description, not by a
+// list of type names.
+TEST(RecordTypes, WhichTypesMeasure) {
+    for (auto type : {"header", "end", "warning", "error", "kernel", "summary"})
+        EXPECT_FALSE(measures(*find_record_type(type))) << type;
+    EXPECT_TRUE(measures(*find_record_type("phase")));
+    EXPECT_TRUE(measures(*find_record_type("background")));
+    EXPECT_TRUE(measures(*find_record_type("command", "module")));
+    for (auto kind : {"funclat", "span", "wakeups", "kthread", "schedstat", "task_storage_churn", "perf"})
+        EXPECT_TRUE(measures(*find_record_type("probe", kind))) << kind;
+}
+
 TEST(RecordTypes, DeclarationsAreWellFormed) {
     for (const RecordType& t : record_types()) {
         EXPECT_EQ(find_record_type(t.type, t.kind), &t) << t.type << " " << t.kind << " twice";
@@ -211,10 +223,12 @@ TEST(RecordTypes, AgreeWithTheSchemas) {
                         found = &sub;
                 ASSERT_NE(found, nullptr) << name << " is not in the schema";
                 const json& p = found->value("properties", json::object());
-                if (!m.unit.empty())
+                if (!m.unit.empty()) {
                     EXPECT_EQ(p.value("unit", json::object()).value("const", ""), m.unit) << name;
-                if (!m.better.empty())
+                }
+                if (!m.better.empty()) {
                     EXPECT_EQ(p.value("better", json::object()).value("const", ""), m.better) << name;
+                }
                 EXPECT_EQ(p.value("agg", json::object()).value("const", ""), m.agg) << name;
             }
         for (const auto& [name, sub] : named.items())
