@@ -14,6 +14,11 @@ namespace {
 void check_param(const std::string& p) {
     if (p.find_first_of("\"'\\\n") != std::string::npos)
         throw std::invalid_argument("kernel parameter with a quote or backslash: " + p);
+    // A job's kernel command line is one YAML string that LAVA appends as it is: a value
+    // with spaces would arrive as several parameters.
+    if (p.find_first_of(" \t") != std::string::npos)
+        throw std::invalid_argument("kernel parameter with a space: " + p +
+                                    " (put such a value in an experiment file: initbench pack --config)");
 }
 
 } // namespace

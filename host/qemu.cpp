@@ -15,11 +15,20 @@ std::string serial_console(const std::string& arch) {
     return arch == "aarch64" ? "ttyAMA0" : "ttyS0";
 }
 
+std::string cmdline_word(const std::string& param) {
+    if (param.find_first_of(" \t\n") == std::string::npos || param.find('"') != std::string::npos)
+        return param; // one word already, or quoted by its writer
+    const auto eq = param.find('=');
+    if (eq == std::string::npos)
+        return '"' + param + '"';
+    return param.substr(0, eq + 1) + '"' + param.substr(eq + 1) + '"';
+}
+
 std::string kernel_cmdline(const BootSpec& spec) {
     // panic=-1 reboots at once on a panic, and -no-reboot turns that into QEMU's exit.
     std::string cmdline = "console=" + serial_console(spec.arch) + " panic=-1";
     for (const auto& p : spec.params)
-        cmdline += " " + p;
+        cmdline += " " + cmdline_word(p);
     return cmdline;
 }
 

@@ -44,6 +44,8 @@ test_packages=(
   stress-ng
   # tbench, tbench_srv and client.txt: an external load with a setup (boot test)
   dbench
+  # kmod's insmod, packed: the page_frag seed's exact form (boot test)
+  kmod
 )
 
 case ${1:-all} in

@@ -585,6 +585,19 @@ TEST(QemuArgv, ParamsArriveUnchangedInOneElement) {
     EXPECT_EQ(kernel_cmdline(s), append);
 }
 
+// `run -- initbench.module.params="a=1 b=2"`: the shell hands run one argument with spaces,
+// and the guest must get it as one parameter, not as "a=1" and a stray "b=2".
+TEST(QemuArgv, AParameterWithSpacesIsQuoted) {
+    EXPECT_EQ(cmdline_word("initbench.module.params=a=1 b=2"), "initbench.module.params=\"a=1 b=2\"");
+    EXPECT_EQ(cmdline_word("initbench.cmd=echo\thi"), "initbench.cmd=\"echo\thi\"");
+    EXPECT_EQ(cmdline_word("two words"), "\"two words\"");
+    EXPECT_EQ(cmdline_word("initbench.phases=cpu,fork"), "initbench.phases=cpu,fork");
+    EXPECT_EQ(cmdline_word("initbench.cmd=\"a b\""), "initbench.cmd=\"a b\"");
+    BootSpec s = spec("x86_64");
+    s.params = {"initbench.module.params=x=1 y=2", "quiet"};
+    EXPECT_TRUE(kernel_cmdline(s).ends_with(" initbench.module.params=\"x=1 y=2\" quiet"));
+}
+
 // ---- cpio_archive: the manifest and the archive --------------------------------------
 
 TEST(Manifest, EveryLineKind) {

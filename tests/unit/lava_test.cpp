@@ -106,6 +106,21 @@ TEST(LavaJob, QuoteInAKernelParameterIsRefused) {
     EXPECT_THROW(lava_job_yaml(spec), std::invalid_argument);
 }
 
+// A value with spaces (a shell's initbench.module.params="a=1 b=2") would reach the board
+// as two parameters: refused, with where such a value goes instead.
+TEST(LavaJob, ASpaceInAKernelParameterIsRefused) {
+    LavaJobSpec spec;
+    spec.kernel_url = "http://lab/bzImage";
+    spec.image_url = "http://lab/initbench.cpio.gz";
+    spec.params = {"initbench.module.params=a=1 b=2"};
+    try {
+        lava_job_yaml(spec);
+        ADD_FAILURE() << "accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("experiment file"), std::string::npos) << e.what();
+    }
+}
+
 TEST(LavaLog, ArchivedAndPrintedFormsGiveTheMessage) {
     for (std::string prefix : {"- ", "  - ", ""}) {
         auto l = parse_lava_line(prefix + R"({"dt": "2026-12-01T06:00:00.1", "lvl": "target", "msg": "IB1 0 ab {\"v\":2}"})");
