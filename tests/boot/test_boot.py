@@ -169,6 +169,25 @@ class BadParameters(unittest.TestCase):
     def test_unknown_profile(self):
         self.check_rejected("initbench.profile=nosuch", "profile", r"default")
 
+    def test_unknown_load_in_a_joined_phase(self):
+        self.check_rejected("initbench.phases=sleep+nosuchload", "phases", r"unknown load 'nosuchload'")
+
+    def test_machine_values(self):
+        # Every refused machine value is its own error record, in one boot: a value that is
+        # not a number, and a topology that does not multiply to the CPU count.
+        r = bootlib.run(SHORT, "initbench.machine.memory_mb=lots", "initbench.machine.cpus=2",
+                        "initbench.machine.topology=1:2:2")
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        assert_clean_end(self, r)
+        reasons = {e["key"]: e["reason"] for e in r.records("error")}
+        self.assertEqual(reasons, {"initbench.machine.memory_mb": "not a whole number",
+                                   "initbench.machine.topology": "1:2:2 is 4 CPUs, but machine.cpus is 2"})
+        # The host booted what it could and said why QEMU got no topology.
+        machine = r.doc["host"]["machine"]
+        self.assertEqual((machine["cpus"], machine["cpus_source"]), (2, "cmdline"))
+        self.assertIn("QEMU gets a flat -smp 2", machine["topology_note"])
+        self.assertEqual(r.one("end")["status"], "error")
+
 
 class Watchdog(unittest.TestCase):
     def test_timeout_ends_the_run(self):
