@@ -1,5 +1,6 @@
 #include "host/results.h"
 
+#include "common/record_types.h"
 #include "common/summary.h"
 #include "host/environment.h"
 
@@ -23,6 +24,24 @@ std::string text(const nlohmann::json& j, const char* key, std::string fallback 
 double number(const nlohmann::json& j, const char* key) {
     auto it = j.find(key);
     return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// A probe's headline metrics as its record's description declares them (funclat's count,
+// avg and max; wakeups' threads, processes, mms and wake-ups), times in µs. A probe whose
+// numbers are missing (an "error" instead) shows that, never zeros.
+void probe_headline(std::ostream& out, const nlohmann::json& probe) {
+    if (auto e = probe.find("error"); e != probe.end() && e->is_string()) {
+        out << " error: " << e->get<std::string>();
+        return;
+    }
+    for (const MeasuredValue& m : record_metrics(probe)) {
+        if (!m.headline)
+            continue;
+        if (m.unit == "ns")
+            out << " " << m.name << " " << m.value / 1000 << " us";
+        else
+            out << " " << m.name << " " << m.value;
+    }
 }
 
 std::string end_status(const nlohmann::json* end) {
@@ -236,8 +255,7 @@ std::string human_summary(const ParsedLog& log, const Verdict& verdict) {
             out << "probe   " << text(j, "probe") << " " << text(j, "function") << " [" << text(j, "phase") << "]";
             auto supported = j.find("supported");
             if (supported != j.end() && supported->is_boolean() && supported->get<bool>())
-                out << " " << text(j, "mechanism") << " count " << number(j, "count") << " avg "
-                    << number(j, "avg") / 1000 << " us max " << number(j, "max") / 1000 << " us";
+                probe_headline(out << " " << text(j, "mechanism"), j);
             else
                 out << " unsupported: " << text(j, "reason");
             out << "\n";

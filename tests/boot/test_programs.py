@@ -9,7 +9,10 @@ PackedProgramsAsLoads: one boot in which packed programs are external loads (loa
 stress-ng with its bogo-ops rate as the metric, alone and beside the fork load, tbench against
 tbench_srv with the clients swept, and the failures, each an error record while the later
 phases still run: a program that exits 3, a metric that is not in the output, a setup whose
-ready text never comes."""
+ready text never comes.
+
+MmCidWithStressNg: scripts/mm-cid-stress-ng-image.sh's image, the mm_cid profile with the
+seed's stress-ng commands, in one boot."""
 import json
 import shutil
 import subprocess
@@ -221,6 +224,70 @@ class PackedProgramsAsLoads(unittest.TestCase):
         self.assertEqual(metrics["tbench-2/result"]["unit"], "MB/s")
         self.assertEqual(metrics["tbench-2/result"]["better"], "higher")
         self.assertEqual(metrics["tbench-2/result"]["agg"], "Hmean")
+
+
+class MmCidWithStressNg(unittest.TestCase):
+    """scripts/mm-cid-stress-ng-image.sh: the mm_cid profile with the seed's own stress-ng
+    commands as its loads. One boot on 2 CPUs, 3 s phases without the rest: each stressor ran
+    as the seed ran it ($nproc workers), for the phase's window, its bogo-ops/s the metric;
+    the profile's probes ran beside it."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not shutil.which("stress-ng"):
+            raise unittest.SkipTest("no stress-ng on this host: scripts/install-deps.sh installs it")
+        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-mm-cid-")
+        image = Path(cls.tmp.name) / "mm_cid_stress_ng.cpio.gz"
+        build_dir = Path(bootlib.INITBENCH).resolve().parents[1]
+        script = subprocess.run([str(bootlib.SOURCE / "scripts/mm-cid-stress-ng-image.sh"), str(build_dir),
+                                 str(image)], capture_output=True, text=True)
+        assert script.returncode == 0, script.stderr
+        saved = bootlib.IMAGE
+        bootlib.IMAGE = str(image)
+        try:
+            cls.r = bootlib.run("initbench.duration=3", "initbench.rest=0", extra_args=("--cpus", "2"), timeout=600)
+        finally:
+            bootlib.IMAGE = saved
+        cls.phases = {p["phase"]: p for p in cls.r.records("phase")}
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_the_seeds_stressors_as_the_phases(self):
+        self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr + self.r.log[-3000:])
+        self.assertEqual(list(self.phases), ["none", "stress_cpu", "stress_fork", "stress_pthread"])
+        commands = {"stress_cpu": "stress-ng --cpu 2 --cpu-load 80 -t 3 --metrics-brief",
+                    "stress_fork": "stress-ng --fork 2 -t 3 --metrics-brief",
+                    "stress_pthread": "stress-ng --pthread 2 --pthread-max 4 -t 3 --metrics-brief"}
+        for name, command in commands.items():
+            p = self.phases[name]
+            self.assertEqual(p["program"]["command"], command)
+            self.assertEqual(p["program"]["exit"], 0, p["program"]["output_tail"])
+            m = p["metrics"]["result"]
+            self.assertEqual((m["unit"], m["better"]), ("bogo-ops/s", "higher"))
+            self.assertGreater(m["value"], 0)
+            self.assertIn(f"{m['value']:.2f}", p["program"]["output_tail"])
+            self.assertGreater(p["cpu"]["user_s"] + p["cpu"]["sys_s"], 0)
+            self.assertEqual(p["tasks"]["leftover"], 0)
+
+    def test_the_profiles_probes_beside_them(self):
+        warnings = [w["reason"] for w in self.r.records("warning") if w.get("what") == "machine"]
+        self.assertEqual(len(warnings), 1)
+        self.assertIn("128 CPUs (profile:mm_cid)", warnings[0])
+        by_phase = {}
+        for p in self.r.records("probe"):
+            by_phase.setdefault(p["phase"], {})[p["probe"]] = p
+        self.assertEqual(set(by_phase), set(self.phases))
+        for phase, probes in by_phase.items():
+            # task_mm_cid_work is 6.4's: on 6.1 the record says so, with no numbers.
+            self.assertFalse(probes["funclat"]["supported"])
+            self.assertIn("task_mm_cid_work", probes["funclat"]["reason"])
+            self.assertEqual((probes["wakeups"]["tasks"], probes["wakeups"]["supported"]), ("user", True))
+        # stress-ng's forked children are user tasks that wake: counted, with their mms.
+        fork = by_phase["stress_fork"]["wakeups"]
+        self.assertGreater(fork["processes"], 2, fork)
+        self.assertGreater(fork["mms"], 2, fork)
 
 
 if __name__ == "__main__":

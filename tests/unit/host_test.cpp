@@ -425,6 +425,29 @@ TEST(HumanSummary, CommandRecordsLikePerfStat) {
         EXPECT_TRUE(contains(s, want)) << "missing \"" << want << "\" in:\n" << s;
 }
 
+// Each probe shows the headline metrics its record declares: a wakeups record has no
+// count, avg or max, and must not be shown as "count 0 avg 0 us".
+TEST(HumanSummary, ProbesShowTheirOwnHeadlineMetrics) {
+    const json wakeups = json::parse(R"json({"type": "probe", "probe": "wakeups", "phase": "fork", "v": 3,
+        "supported": true, "mechanism": "fentry/try_to_wake_up", "threads": 6, "processes": 5, "mms": 4,
+        "wakeups": 31, "metrics": {"threads": {"value": 6}, "processes": {"value": 5}, "mms": {"value": 4},
+        "wakeups": {"value": 31}}})json");
+    const json funclat = json::parse(R"json({"type": "probe", "probe": "funclat", "function": "kernel_clone",
+        "phase": "fork", "v": 3, "supported": true, "mechanism": "fentry/fexit", "count": 120,
+        "metrics": {"count": {"value": 120, "unit": "calls"}, "avg": {"value": 2500, "unit": "ns"},
+                    "max": {"value": 90000, "unit": "ns"}, "p99": {"value": 80000, "unit": "ns"}}})json");
+    const json broken = {{"type", "probe"}, {"probe", "wakeups"}, {"phase", "fork"}, {"v", 3},
+                         {"supported", true}, {"mechanism", "fentry/try_to_wake_up"},
+                         {"error", "reading the counts: Bad address"}};
+    const ParsedLog log = parse_log(run_log({wakeups, funclat, broken}));
+    const std::string s = human_summary(log, judge(log, std::nullopt));
+    for (const char* want : {"probe   wakeups  [fork] fentry/try_to_wake_up threads 6 processes 5 mms 4 wakeups 31\n",
+                             "probe   funclat kernel_clone [fork] fentry/fexit count 120 avg 2.5 us max 90 us\n",
+                             "probe   wakeups  [fork] fentry/try_to_wake_up error: reading the counts: Bad address\n"})
+        EXPECT_TRUE(contains(s, want)) << "missing \"" << want << "\" in:\n" << s;
+    EXPECT_FALSE(contains(s, "count 0")) << s;
+}
+
 TEST(HumanSummary, WithoutHeader) {
     const ParsedLog log = parse_log("");
     const std::string s = human_summary(log, judge(log, std::nullopt));
