@@ -14,6 +14,7 @@ struct ExperimentTimes {
     nlohmann::json probe_setup;   // its split by probe and step (bpf/setup_times.h)
     double probes_start = 0;      // monotonic seconds: probe set-up began
     double last_phase_end = 0;
+    double summary_end = 0;     // the summary records written after the last phase
 };
 
 // Returns false when the experiment could not run as described (errors are already on the

@@ -35,6 +35,7 @@ struct Run {
     EndAction end = EndAction::poweroff;
     std::string status = "ok";
     ExperimentTimes times;
+    double experiment_end = 0; // monotonic seconds: run_experiment returned, its probes detached
     // Monotonic seconds when each start-up step ended, for overhead.startup.
     std::vector<std::pair<const char*, double>> marks;
     void mark(const char* step) { marks.emplace_back(step, monotonic_seconds()); }
@@ -75,6 +76,12 @@ void finish(Run& run) {
         step("to_first_phase", run.times.first_phase_start);
         overhead["startup"] = startup;
     }
+    // After the last phase, step by step: the summary, then the probes' detach and the
+    // loads' and background's clean-up (run_experiment's return), then this record.
+    if (run.times.summary_end > 0 && run.experiment_end > 0)
+        overhead["ending"] = {{"summary_s", run.times.summary_end - run.times.last_phase_end},
+                              {"teardown_s", run.experiment_end - run.times.summary_end},
+                              {"to_end_record_s", now - run.experiment_end}};
     run.console.end({{"status", run.status}, {"overhead", overhead},
                      {"console_bytes", run.console.bytes_written()}});
 }
@@ -139,6 +146,7 @@ void run_init(Run& run) {
     run.mark("watchdog_kmsg");
     if (!run_experiment(cfg.config, run.console, kmsg, run.times))
         run.status = "error";
+    run.experiment_end = monotonic_seconds();
 }
 
 } // namespace
