@@ -157,6 +157,9 @@ std::span<const KeySpec> config_keys() {
                  "sleep load: tasks that sleep and wake in a loop"),
         seconds_key("sleep.interval", "0.1", 0.000001, 60,
                     "sleep load: each task's sleep per loop"),
+        uint_key("sleep.random", "0", 0, 3600,
+                 "sleep load: N > 0: each sleep lasts a random whole number of seconds from 0 to N-1, "
+                 "as the RCU Tasks Trace seed's sleep(rand() % N), instead of sleep.interval"),
         enum_key("sleep.mode", "thread", {"thread", "process"},
                  "sleep load: the sleepers are threads of the workers, or processes of their own"),
         enum_key("sleep.syscall", "none", {"none", "getppid", "getpgid", "getpid", "getuid", "gettid"},

@@ -29,6 +29,7 @@ struct LoadParams {
     bool sockets = false;  // pipe: unix stream sockets instead of pipes
     uint64_t sleepers = 0; // sleep: sleeping tasks of all workers together
     double interval_s = 0; // sleep: how long each sleeper sleeps per loop
+    unsigned random_s = 0; // sleep: N > 0: each sleep a random whole number of seconds below N
     bool sleeper_processes = false; // sleep: the sleepers are processes, not threads
     unsigned busy_pct = 0; // cpu: the share of each slice a worker spins (100: always)
     long syscall_nr = 0;   // syscall: the system call the loop makes; sleep: after each wake-up (-1: none)

@@ -73,7 +73,9 @@ nlohmann::json params_json(const LoadParams& p) {
         j["mode"] = p.sockets ? "socket" : "pipe";
     if (p.sleepers)
         j["sleepers"] = p.sleepers;
-    if (p.interval_s > 0)
+    if (p.random_s)
+        j["random_s"] = p.random_s;
+    else if (p.interval_s > 0)
         j["interval_s"] = p.interval_s;
     if (p.sleepers)
         j["mode"] = p.sleeper_processes ? "process" : "thread";

@@ -21,7 +21,16 @@ struct Sleeper {
     const WorkerContext* ctx;
     std::atomic<uint32_t>* gate;
     double first_s; // staggered, so that thousands of sleepers do not wake in step
+    uint64_t seed;  // sleep.random: this sleeper's own generator (rand() is one per process)
 };
+
+// xorshift64*: a sleeper's random sleeps without a lock shared by thousands of threads.
+uint64_t next_random(uint64_t& state) {
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    return state * 0x2545F4914F6CDD1DULL;
+}
 
 timespec to_timespec(double s) {
     return {static_cast<time_t>(s), static_cast<long>((s - std::floor(s)) * 1e9)};
@@ -30,16 +39,26 @@ timespec to_timespec(double s) {
 void* sleeper(void* arg) {
     const auto& me = *static_cast<const Sleeper*>(arg);
     wait_for_gate(*me.gate);
-    timespec ts = to_timespec(me.first_s);
+    const unsigned random_s = me.ctx->params->random_s;
+    uint64_t state = me.seed | 1; // xorshift's state must not be 0
+    timespec ts = to_timespec(random_s ? double(next_random(state) % random_s) : me.first_s);
     ::clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);
     ts = to_timespec(me.ctx->params->interval_s);
     const long nr = me.ctx->params->syscall_nr;
     for (;;) {
-        ::clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);
+        if (random_s) // the RCU seed's sleep(rand() % N): a 0 goes round again at once
+            ts = {static_cast<time_t>(next_random(state) % random_s), 0};
+        if (ts.tv_sec || ts.tv_nsec)
+            ::clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);
         if (nr >= 0) // the RCU Tasks Trace seed: each sleeper calls getpgid() when it wakes
             ::syscall(nr, 0);
         me.ctx->count();
     }
+}
+
+// A different sequence for every sleeper of every worker.
+uint64_t sleeper_seed(const WorkerContext& ctx, uint64_t i) {
+    return (uint64_t(ctx.index) << 32 ^ i) * 0x9E3779B97F4A7C15ULL + 1;
 }
 
 // Each sleeper a process: forked with the gate in shared memory, dying with the worker.
@@ -54,7 +73,7 @@ void* sleeper(void* arg) {
     for (uint64_t i = 0; i < mine; i++) {
         if (fork_retrying(ctx) == 0) {
             die_with_parent(worker);
-            Sleeper me{&ctx, gate, interval * double(i) / double(mine)};
+            Sleeper me{&ctx, gate, interval * double(i) / double(mine), sleeper_seed(ctx, i)};
             sleeper(&me); // never returns
             ::_exit(0);
         }
@@ -73,7 +92,7 @@ void* sleeper(void* arg) {
     std::atomic<uint32_t> gate{0};
     std::vector<Sleeper> sleepers(mine);
     for (uint64_t i = 0; i < mine; i++) {
-        sleepers[i] = {&ctx, &gate, p.interval_s * double(i) / double(mine)};
+        sleepers[i] = {&ctx, &gate, p.interval_s * double(i) / double(mine), sleeper_seed(ctx, i)};
         pthread_t id;
         while (start_thread(sleeper, &sleepers[i], kStack, &id) != 0) {
             ctx.failed();
@@ -93,6 +112,7 @@ uint64_t sleep_tasks(const LoadParams& p) {
 void sleep_configure(const Config& config, LoadParams& p) {
     p.sleepers = config.uint("sleep.tasks");
     p.interval_s = config.seconds("sleep.interval");
+    p.random_s = static_cast<unsigned>(config.uint("sleep.random"));
     p.sleeper_processes = config.str("sleep.mode") == "process";
     p.syscall_name = config.str("sleep.syscall");
     p.syscall_nr = p.syscall_name == "none" ? -1 : syscall_number(p.syscall_name);

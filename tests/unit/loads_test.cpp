@@ -324,6 +324,30 @@ TEST(ThreadLoad, ContinuousKeepsAtMostItsThreadsAlive) {
     EXPECT_EQ(group->stop().left, 0u);
 }
 
+// sleep.random=2, the RCU seed's sleep(rand() % 2): each sleep is 0 or 1 s, whatever
+// sleep.interval says (60 s here, which would give no wake-up at all). Half the sleeps are
+// 0 s, so a sleeper wakes about twice a second: far from 0, and far from a loop that never
+// sleeps.
+TEST(SleepLoad, RandomWholeSecondsAsTheRcuSeed) {
+    auto group = start_load("sleep", "initbench.workers=1 initbench.sleep.tasks=40 "
+                                     "initbench.sleep.interval=60 initbench.sleep.random=2");
+    ASSERT_TRUE(group);
+    EXPECT_EQ(group->params().random_s, 2u);
+    const nlohmann::json params = params_json(group->params());
+    EXPECT_EQ(params["random_s"], 2);
+    EXPECT_FALSE(params.contains("interval_s"));
+    std::vector<WorkerExit> exits;
+    ASSERT_TRUE(group->wait_ready(monotonic_seconds() + 20, exits));
+    ASSERT_TRUE(wait_for_ops(*group, 40));
+    const uint64_t before = group->total_ops();
+    const double t0 = monotonic_seconds();
+    ::usleep(2000000);
+    const double rate = double(group->total_ops() - before) / (monotonic_seconds() - t0) / 40;
+    EXPECT_GT(rate, 0.5); // wake-ups per sleeper per second; expected about 2
+    EXPECT_LT(rate, 20.0);
+    EXPECT_EQ(group->stop().left, 0u);
+}
+
 TEST(LoadGroup, ChurnRespawnsAndCountingGoesOn) {
     auto group = start_load("fork", "initbench.workers=2");
     ASSERT_TRUE(group);
