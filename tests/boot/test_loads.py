@@ -225,9 +225,12 @@ class MmCidProfile(BootTest):
         thread = phases["thread"]
         self.assertEqual(thread["load"]["params"], {"workers": 2, "threads": 4, "mode": "batch"})
         self.assertEqual(thread["failures"]["task_create"], 0)
-        # stress-ng --pthread-max 4: each worker has at most 4 threads besides itself.
+        # stress-ng --pthread-max 4: each worker has at most 4 threads besides itself. The
+        # sample is the pids cgroup's count, which keeps a joined thread until the kernel
+        # releases it (pthread_join returns before that): a batch just joined may still be
+        # counted beside the next (11 seen once in CI). Not batches of 32 (66).
         self.assertGreaterEqual(thread["tasks"]["peak_sampled"], 2)
-        self.assertLessEqual(thread["tasks"]["peak_sampled"], 2 * 5)
+        self.assertLessEqual(thread["tasks"]["peak_sampled"], 2 * (1 + 4 + 4))
         # Batches of 4 go on all through the window: many batches a worker, not one.
         self.assertGreater(thread["ops"], 2 * 4 * 3)
         warnings = " ".join(w["reason"] for w in self.r.records("warning"))
