@@ -2,7 +2,6 @@
 // (common/perf_events), and the config keys that use them.
 #include "common/config.h"
 #include "common/perf_events.h"
-#include "init/perf_counters.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -139,31 +138,6 @@ TEST(PerfEvents, NoDerivedMetricFromAnUncountedEvent) {
     auto d = derive_metrics({{&instructions, 100.0}, {&cycles, std::nullopt}}, 1.0);
     EXPECT_FALSE(d[0]);
     EXPECT_FALSE(d[1]);
-}
-
-// A perf record's metrics (record v3): each counted event's value and derived figure, by
-// the event's name, with its unit and direction; an event that could not be opened or
-// never ran gives none, and running_pct is not a metric.
-TEST(PerfEvents, CounterMetricsThroughTheRecordsDescription) {
-    auto task_clock = event("task-clock"), cs = event("cs"), cycles = event("cycles"),
-         instructions = event("instructions");
-    std::vector<CounterValue> values = {
-        {&task_clock, 0, scale_reading({2'000'000'000, 10, 10}), {}},
-        {&cs, 0, scale_reading({300, 10, 10}), {}},
-        {&cycles, 2, {}, {}},
-        {&instructions, 0, scale_reading({5, 10, 0}), {}}};
-    nlohmann::json r{{"type", "probe"}, {"probe", "perf"}};
-    r["counters"] = counters_json(values, 1.0);
-    RecordBuilder b(declared_type("probe", "perf"), r);
-    add_counter_metrics(b, r["counters"], "counters.*.value", "value");
-    EXPECT_FALSE(r.contains("undeclared_metrics")) << r.dump();
-    const auto& m = r["metrics"];
-    EXPECT_EQ(m.size(), 4u) << m.dump();
-    EXPECT_EQ(m["counters.task-clock.value"]["unit"], "ns");
-    EXPECT_EQ(m["counters.task-clock.derived.value"]["unit"], "CPUs utilized");
-    EXPECT_EQ(m["counters.task-clock.derived.value"]["better"], "higher");
-    EXPECT_EQ(m["counters.context-switches.value"]["unit"], "count");
-    EXPECT_EQ(m["counters.context-switches.derived.value"]["better"], "lower");
 }
 
 TEST(PerfEvents, CpuLists) {
