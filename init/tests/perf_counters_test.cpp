@@ -9,18 +9,14 @@
 namespace initbench {
 namespace {
 
-PerfEventSpec event(std::string_view name) {
-    PerfEventSpec spec;
-    EXPECT_EQ(parse_perf_event(name, spec), "") << name;
-    return spec;
-}
-
 // A perf record's metrics (record v3): each counted event's value and derived figure, by
 // the event's name, with its unit and direction; an event that could not be opened or
 // never ran gives none, and running_pct is not a metric.
 TEST(PerfEvents, CounterMetricsThroughTheRecordsDescription) {
-    auto task_clock = event("task-clock"), cs = event("cs"), cycles = event("cycles"),
-         instructions = event("instructions");
+    PerfEventSpec task_clock, cs, cycles, instructions;
+    ASSERT_EQ(parse_perf_event("task-clock", task_clock) + parse_perf_event("cs", cs) +
+                  parse_perf_event("cycles", cycles) + parse_perf_event("instructions", instructions),
+              "");
     std::vector<CounterValue> values = {
         {&task_clock, 0, scale_reading({2'000'000'000, 10, 10}), {}},
         {&cs, 0, scale_reading({300, 10, 10}), {}},
