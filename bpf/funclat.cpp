@@ -60,12 +60,9 @@ public:
     }
 
     void phase_begin() override {
-        if (!skel_)
-            return;
         // Zero every CPU's histogram so that min/max are the phase's own.
-        zero_error_.clear();
-        if (auto z = zero_per_cpu<funclat_hist>(skel_->maps.hist); !z)
-            zero_error_ = z.error().message();
+        if (skel_)
+            zero_error_ = zero_per_cpu_why<funclat_hist>(skel_->maps.hist);
     }
 
     // Snapshot when the window closes: stopping the load must not add to the phase.
@@ -107,10 +104,8 @@ private:
         std::optional<SetupStep> step(std::in_place, "open");
         Skel skel(funclat_bpf__open());
         step.reset();
-        if (!skel) {
-            reason = "open: " + log.last_or(std::strerror(errno));
-            return false;
-        }
+        if (!skel)
+            return log.failed(reason, "open", errno);
         skel->rodata->lin_min_ns = lin_min_ns_;
         skel->rodata->lin_step_ns = lin_step_ns_;
         skel->rodata->lin_buckets = lin_buckets_;
@@ -126,26 +121,20 @@ private:
         step.emplace("load");
         int err = funclat_bpf__load(skel.get());
         step.reset();
-        if (err) {
-            reason = "load: " + log.last_or(std::strerror(-err));
-            return false;
-        }
+        if (err)
+            return log.failed(reason, "load", -err);
         SwitchSkel switch_skel;
         if (btf_switch_ && !load_btf_switch(skel.get(), switch_skel, reason))
             return false;
         SetupStep attach_step("attach");
         if (fentry) {
-            if (int err = funclat_bpf__attach(skel.get()); err) {
-                reason = "attach: " + log.last_or(std::strerror(-err)) + " (errno " + std::to_string(-err) + ")";
-                return false;
-            }
+            if (int err = funclat_bpf__attach(skel.get()); err)
+                return log.attach_failed(reason, -err);
         } else {
             if (classic_switch) {
                 skel->links.classic_switch = bpf_program__attach(skel->progs.classic_switch);
-                if (!skel->links.classic_switch) {
-                    reason = "attach sched_switch: " + log.last_or(std::strerror(errno));
-                    return false;
-                }
+                if (!skel->links.classic_switch)
+                    return log.failed(reason, "attach sched_switch", errno);
             }
             std::string why;
             if (!attach_kprobes(hooks, why)) {
@@ -163,20 +152,16 @@ private:
         LibbpfLogCapture log;
         SetupStep step("switch");
         SwitchSkel skel(funclat_switch_bpf__open());
-        if (!skel) {
-            reason = "open sched_switch: " + log.last_or(std::strerror(errno));
-            return false;
-        }
+        if (!skel)
+            return log.failed(reason, "open sched_switch", errno);
         skel->rodata->subtract = subtract_code(options_.subtract);
         int err = bpf_map__reuse_fd(skel->maps.calls, bpf_map__fd(main->maps.calls));
         if (!err)
             err = funclat_switch_bpf__load(skel.get());
         if (!err)
             err = funclat_switch_bpf__attach(skel.get());
-        if (err) {
-            reason = "tp_btf/sched_switch: " + log.last_or(std::strerror(-err));
-            return false;
-        }
+        if (err)
+            return log.failed(reason, "tp_btf/sched_switch", -err);
         out = std::move(skel);
         return true;
     }

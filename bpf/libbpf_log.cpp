@@ -41,4 +41,15 @@ std::string LibbpfLogCapture::last_or(const std::string& fallback) const {
     return last_warning[0] ? std::string(last_warning) : fallback;
 }
 
+bool LibbpfLogCapture::failed(std::string& why, const std::string& step, int err) const {
+    why = step + ": " + last_or(std::strerror(err));
+    return false;
+}
+
+bool LibbpfLogCapture::attach_failed(std::string& why, int err) const {
+    failed(why, "attach", err);
+    why += " (errno " + std::to_string(err) + ")";
+    return false;
+}
+
 } // namespace initbench

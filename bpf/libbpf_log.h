@@ -18,6 +18,12 @@ public:
     LibbpfLogCapture& operator=(const LibbpfLogCapture&) = delete;
     // The last warning libbpf printed, or `fallback` when it printed none.
     std::string last_or(const std::string& fallback) const;
+    // A failed set-up step as the probe's reason, "STEP: libbpf's last warning" (else the
+    // errno's text); returns false for the caller to return.
+    bool failed(std::string& why, const std::string& step, int err) const;
+    // An fentry attach that failed, with its errno: the one figure that tells a kernel
+    // without fentry on this architecture (524) from a refused function.
+    bool attach_failed(std::string& why, int err) const;
 };
 
 } // namespace initbench

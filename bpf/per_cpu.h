@@ -22,6 +22,14 @@ Status zero_per_cpu(const bpf_map* map) {
     return ok();
 }
 
+// zero_per_cpu as a phase_begin keeps it: "" when zeroed, else why not (the window's
+// counts are then reported as an error, not as numbers).
+template <typename T>
+std::string zero_per_cpu_why(const bpf_map* map) {
+    auto zeroed = zero_per_cpu<T>(map);
+    return zeroed ? std::string() : zeroed.error().message();
+}
+
 template <typename T>
 Result<std::vector<T>> read_per_cpu(const bpf_map* map) {
     std::vector<T> per_cpu(possible_cpus());

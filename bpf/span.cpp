@@ -118,26 +118,20 @@ private:
         std::optional<SetupStep> step(std::in_place, "open");
         std::unique_ptr<span_bpf, SkelDeleter> skel(span_bpf__open());
         step.reset();
-        if (!skel) {
-            why = "open: " + log.last_or(std::strerror(errno));
-            return false;
-        }
+        if (!skel)
+            return log.failed(why, "open", errno);
         const std::vector<FunctionHook> hooks = {
             {skel->progs.fentry_from, skel->progs.kprobe_from, &skel->links.kprobe_from, from_, false},
             {skel->progs.fentry_to, skel->progs.kprobe_to, &skel->links.kprobe_to, to_, false}};
         step.emplace("target");
         select_hooks(hooks, m);
         step.emplace("load");
-        if (int err = span_bpf__load(skel.get()); err) {
-            why = "load: " + log.last_or(std::strerror(-err));
-            return false;
-        }
+        if (int err = span_bpf__load(skel.get()); err)
+            return log.failed(why, "load", -err);
         step.emplace("attach");
         if (m == Mechanism::fentry) {
-            if (int err = span_bpf__attach(skel.get()); err) {
-                why = "attach: " + log.last_or(std::strerror(-err)) + " (errno " + std::to_string(-err) + ")";
-                return false;
-            }
+            if (int err = span_bpf__attach(skel.get()); err)
+                return log.attach_failed(why, -err);
         } else if (std::string kprobe_why; !attach_kprobes(hooks, kprobe_why)) {
             why = "attach: " + log.last_or(kprobe_why);
             return false;

@@ -91,11 +91,8 @@ public:
     }
 
     void phase_begin() override {
-        if (!skel_)
-            return;
-        read_error_.clear();
-        if (auto z = zero_per_cpu<task_storage_counts>(skel_->maps.counts); !z)
-            read_error_ = z.error().message();
+        if (skel_)
+            read_error_ = zero_per_cpu_why<task_storage_counts>(skel_->maps.counts);
     }
 
     void window_end() override {
@@ -135,10 +132,8 @@ private:
         LibbpfLogCapture log;
         std::optional<SetupStep> step(std::in_place, "open");
         std::unique_ptr<task_storage_bpf, SkelDeleter> skel(task_storage_bpf__open());
-        if (!skel) {
-            why = "open: " + log.last_or(std::strerror(errno));
-            return false;
-        }
+        if (!skel)
+            return log.failed(why, "open", errno);
         const std::vector<FunctionHook> hooks = {
             {skel->progs.fentry_churn, skel->progs.kprobe_churn, &skel->links.kprobe_churn, on_, false}};
         bpf_program__set_autoload(skel->progs.churn, !m);
@@ -151,10 +146,8 @@ private:
         }
         // Task storage and BTF-typed programs: 5.11+ with BTF.
         step.emplace("load");
-        if (int err = task_storage_bpf__load(skel.get()); err) {
-            why = "load: " + log.last_or(std::strerror(-err));
-            return false;
-        }
+        if (int err = task_storage_bpf__load(skel.get()); err)
+            return log.failed(why, "load", -err);
         step.emplace("attach");
         if (m == Mechanism::kprobe) {
             if (std::string kprobe_why; !attach_kprobes(hooks, kprobe_why)) {
@@ -162,8 +155,7 @@ private:
                 return false;
             }
         } else if (int err = task_storage_bpf__attach(skel.get()); err) {
-            why = "attach: " + log.last_or(std::strerror(-err));
-            return false;
+            return log.failed(why, "attach", -err);
         }
         skel_ = std::move(skel);
         return true;

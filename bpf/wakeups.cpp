@@ -38,22 +38,16 @@ bool load_sets(Skel* (*open)(), int (*load)(Skel*), int (*attach)(Skel*), void (
     LibbpfLogCapture log;
     std::optional<SetupStep> step(std::in_place, "open");
     std::shared_ptr<Skel> skel(open(), [destroy](Skel* s) { destroy(s); });
-    if (!skel.get()) {
-        why = "open: " + log.last_or(std::strerror(errno));
-        return false;
-    }
+    if (!skel.get())
+        return log.failed(why, "open", errno);
     if (configure)
         configure(skel.get());
     step.emplace("load");
-    if (int err = load(skel.get()); err) {
-        why = "load: " + log.last_or(std::strerror(-err));
-        return false;
-    }
+    if (int err = load(skel.get()); err)
+        return log.failed(why, "load", -err);
     step.emplace("attach");
-    if (int err = attach(skel.get()); err) {
-        why = "attach: " + log.last_or(std::strerror(-err));
-        return false;
-    }
+    if (int err = attach(skel.get()); err)
+        return log.failed(why, "attach", -err);
     out = {skel, skel->maps.threads, skel->maps.processes, skel->maps.mms, skel->maps.counts};
     return true;
 }
@@ -135,9 +129,7 @@ public:
         count_keys<uint32_t>(sets_.threads, true);
         count_keys<uint32_t>(sets_.processes, true);
         count_keys<uint64_t>(sets_.mms, true);
-        zero_error_.clear();
-        if (auto z = zero_per_cpu<wakeup_counts>(sets_.counts); !z)
-            zero_error_ = z.error().message();
+        zero_error_ = zero_per_cpu_why<wakeup_counts>(sets_.counts);
     }
 
     void window_end() override {
