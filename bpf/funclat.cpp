@@ -1,6 +1,5 @@
 #include "bpf/funclat_probe.h"
 
-#include "bpf/funclat.h"
 #include "bpf/attach.h"
 #include "bpf/kernel_symbols.h"
 #include "bpf/libbpf_log.h"
@@ -185,7 +184,7 @@ private:
             for (unsigned i = 0; i < lin_buckets_ + 2; i++)
                 t.lin[i] += h.lin[i];
         }
-        RecordBuilder b(declared_type("probe", "funclat"), r);
+        RecordBuilder b(funclat_record, r);
         r["unit"] = "ns";
         b.field("count", t.count);
         b.field("sum", t.sum_ns);

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "bpf/funclat.h"
+#include "bpf/funclat_probe.h"
 
 const volatile unsigned int subtract = FUNCLAT_SUBTRACT_NONE;
 

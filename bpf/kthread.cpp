@@ -58,7 +58,7 @@ public:
 
     nlohmann::json phase_end() override {
         nlohmann::json r = describe();
-        RecordBuilder metrics(declared_type("probe", "kthread"), r);
+        RecordBuilder metrics(kthread_record, r);
         const double hz = double(::sysconf(_SC_CLK_TCK));
         nlohmann::json threads = nlohmann::json::array();
         std::map<std::string, int> seen; // a name twice: "#2", as the host names it

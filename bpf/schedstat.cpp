@@ -41,17 +41,17 @@ Schedstat parse_schedstat(std::string_view text) {
 }
 
 // Documented in the kernel's Documentation/scheduler/sched-stats.rst (version 15); the names
-// are the record's declaration's (common/record_decls.h).
+// are the record's declaration's (schedstat_probe.h).
 const std::vector<std::string>& schedstat_cpu_fields(int version) {
-    static const std::vector<std::string> v15(std::begin(record_decls::kSchedstatCpuFields),
-                                              std::end(record_decls::kSchedstatCpuFields));
+    static const std::vector<std::string> v15(std::begin(kSchedstatCpuFields),
+                                              std::end(kSchedstatCpuFields));
     static const std::vector<std::string> none;
     return version == 15 ? v15 : none;
 }
 
 const std::vector<std::string>& schedstat_domain_fields(int version) {
-    static const std::vector<std::string> v15(std::begin(record_decls::kSchedstatDomainFields),
-                                              std::end(record_decls::kSchedstatDomainFields));
+    static const std::vector<std::string> v15(std::begin(kSchedstatDomainFields),
+                                              std::end(kSchedstatDomainFields));
     static const std::vector<std::string> none;
     return version == 15 ? v15 : none;
 }
@@ -86,7 +86,7 @@ void add_schedstat_deltas(nlohmann::json& r, const Schedstat& begin, const Sched
             domains[dom] = {{"mask", end.masks.at(dom)},
                             {"deltas", named_deltas(b->second, v, schedstat_domain_fields(end.version))}};
     // The named deltas are the metrics; raw ones (a layout it does not know) are not.
-    RecordBuilder b(declared_type("probe", "schedstat"), r);
+    RecordBuilder b(schedstat_record, r);
     for (const auto& [cpu, fields] : cpus.items())
         if (fields.is_object())
             for (const auto& [field, v] : fields.items())

@@ -7,7 +7,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "bpf/log2_slot.bpf.h"
-#include "bpf/span.h"
+#include "bpf/span_probe.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -4,7 +4,6 @@
 #include "bpf/libbpf_log.h"
 #include "bpf/log2.h"
 #include "bpf/setup_times.h"
-#include "bpf/span.h"
 #include "bpf/span_samples.h"
 #include "span.skel.h"
 #include "common/config.h"
@@ -82,7 +81,7 @@ public:
         }
         const span_stats& s = snap_.s;
         const double n = double(s.count);
-        RecordBuilder b(declared_type("probe", "span"), r);
+        RecordBuilder b(span_record, r);
         r["unit"] = "ns";
         b.field("count", s.count);
         // Without spans there is no latency: the fields say 0, as they always did, and no

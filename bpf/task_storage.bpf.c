@@ -8,7 +8,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "bpf/task_storage.h"
+#include "bpf/task_storage_probe.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

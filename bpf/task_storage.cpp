@@ -5,7 +5,6 @@
 #include "bpf/libbpf_log.h"
 #include "bpf/per_cpu.h"
 #include "bpf/setup_times.h"
-#include "bpf/task_storage.h"
 #include "task_storage.skel.h"
 #include "common/config.h"
 #include "common/record_types.h"
@@ -118,7 +117,7 @@ public:
         if (skel_ && !read_error_.empty()) {
             r["error"] = read_error_; // counts that could not be read are absent, not 0
         } else if (skel_) {
-            RecordBuilder b(declared_type("probe", "task_storage_churn"), r);
+            RecordBuilder b(task_storage_record, r);
             b.field("created", total_.churned + total_.delete_failed);
             b.field("deleted", total_.churned);
             b.field("failed", total_.create_failed);
@@ -178,7 +177,7 @@ std::unique_ptr<Probe> make_task_storage_churn(const std::string& on, const std:
 }
 
 // Setting task_storage_churn.on turns the probe on by itself.
-extern const ProbeSpec task_storage_churn_probe = {
+extern const ProbeSpec task_storage_probe = {
     "task_storage_churn", [](const Config& config, std::vector<std::unique_ptr<Probe>>& out) {
         if (config.flag("task_storage_churn") || !config.str("task_storage_churn.on").empty()) {
             setup_begin("task_storage_churn");

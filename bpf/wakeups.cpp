@@ -4,7 +4,6 @@
 #include "bpf/libbpf_log.h"
 #include "bpf/per_cpu.h"
 #include "bpf/setup_times.h"
-#include "bpf/wakeups.h"
 #include "wakeups.skel.h"
 #include "wakeups_btf.skel.h"
 #include "common/config.h"
@@ -163,7 +162,7 @@ public:
         if (r.contains("error"))
             return r;
         // Null (processes and mms without BTF) is not measured: no metric.
-        RecordBuilder b(declared_type("probe", "wakeups"), r);
+        RecordBuilder b(wakeups_record, r);
         for (MetricName name : {MetricName("threads"), MetricName("processes"), MetricName("mms"),
                                 MetricName("wakeups"), MetricName("dropped")})
             b.metric(name, r[std::string(name.text)]);

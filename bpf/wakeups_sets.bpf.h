@@ -4,7 +4,7 @@
 #ifndef INITBENCH_WAKEUPS_SETS_BPF_H
 #define INITBENCH_WAKEUPS_SETS_BPF_H
 
-#include "bpf/wakeups.h"
+#include "bpf/wakeups_probe.h"
 
 #define KEY_SET(name, key_type)                                                                        \
     struct {                                                                                       \

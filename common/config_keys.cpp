@@ -1,11 +1,13 @@
-// The one table of configuration keys. A feature that needs a setting adds a row here;
-// parsing, validation, profiles and the header record pick it up from the table.
+// The one table of configuration keys: the rows here, and each probe's own (its
+// bpf/X_probe.h, gathered by the generated probe_catalog.h). Parsing, validation, profiles
+// and the header record pick every row up from the table.
 
 #include "common/config.h"
+#include "common/key_rows.h"
 #include "common/external_load.h"
-#include "common/linear_hist.h"
 #include "common/machine.h"
 #include "common/perf_events.h"
+#include "probe_catalog.h"
 
 #include <charconv>
 
@@ -20,66 +22,8 @@ std::string check_profile_name(std::string_view name) {
 
 namespace {
 
-// One maker per kind keeps the rows short (and designated initializers that skip
-// members would trip -Wmissing-field-initializers on g++ 12).
-KeySpec key(std::string_view name, Kind kind, std::string_view def, std::string_view help) {
-    KeySpec k;
-    k.name = name, k.kind = kind, k.def = def, k.help = help;
-    return k;
-}
-KeySpec uint_key(std::string_view name, std::string_view def, uint64_t min, uint64_t max,
-                 std::string_view help) {
-    KeySpec k = key(name, Kind::uint, def, help);
-    k.umin = min, k.umax = max;
-    return k;
-}
-KeySpec seconds_key(std::string_view name, std::string_view def, double min, double max,
-                    std::string_view help) {
-    KeySpec k = key(name, Kind::seconds, def, help);
-    k.min = min, k.max = max;
-    return k;
-}
-KeySpec enum_key(std::string_view name, std::string_view def, std::vector<std::string_view> choices,
-                 std::string_view help) {
-    KeySpec k = key(name, Kind::enumeration, def, help);
-    k.choices = std::move(choices);
-    return k;
-}
-std::string check_linear_hist(std::string_view text) {
-    std::string why;
-    parse_linear_hist(text, why);
-    return why;
-}
-std::string check_span(std::string_view text) {
-    auto colon = text.find(':');
-    if (text.empty())
-        return "";
-    if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size() ||
-        text.find(':', colon + 1) != std::string_view::npos)
-        return "expected FROM:TO, two kernel function names";
-    return "";
-}
-// A kernel function's name as BTF and kallsyms spell it (foo, foo.isra.0); empty: not set.
-std::string check_function_name(std::string_view text) {
-    const bool ok = text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") ==
-                        std::string_view::npos &&
-                    !text.starts_with('.') && !(text.size() && text[0] >= '0' && text[0] <= '9');
-    return ok ? "" : "must be a kernel function name (letters, digits, '_' and '.')";
-}
-// Where task_storage_churn hooks: a kernel function, or syscall:NAME for the entry of that
-// system call on the running architecture.
-std::string check_hook(std::string_view text) {
-    constexpr std::string_view syscall = "syscall:";
-    if (text.starts_with(syscall)) {
-        text.remove_prefix(syscall.size());
-        if (text.empty() || text.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string_view::npos)
-            return "syscall:NAME needs a system call's name, like syscall:getpgid";
-        return "";
-    }
-    return check_function_name(text).empty()
-               ? ""
-               : "must be a kernel function name, or syscall:NAME for a system call's entry";
-}
+using namespace key_rows;
+
 std::string check_module_path(std::string_view text) {
     return text.starts_with('/') ? "" : "must be an absolute path in the image, like /payload/x.ko";
 }
@@ -96,10 +40,6 @@ std::string check_count(std::string_view text) {
 std::string check_nice(std::string_view text) {
     return whole_number_in(text, -20, 19) ? "" : "must be a nice level from -20 to 19";
 }
-KeySpec checked_key(KeySpec k, std::string (*check)(std::string_view)) {
-    k.check = check;
-    return k;
-}
 // A command with placeholders: split as a payload command is, and only the known ones.
 std::string check_external_command(std::string_view text) {
     if (std::string why = check_command(text); !why.empty())
@@ -112,11 +52,9 @@ KeySpec external_key(KeySpec k) {
     return k;
 }
 
-} // namespace
-
-std::span<const KeySpec> config_keys() {
-    // Function-local so that it is built on first use.
-    static const std::vector<KeySpec> keys = {
+// The rows that are no probe's: the run, the loads, the machine, the commands, perf.
+std::vector<KeySpec> general_keys() {
+    return {
         checked_key(
             key("profile", Kind::string, "default", "profile applied under the command line"),
             check_profile_name),
@@ -191,29 +129,8 @@ std::span<const KeySpec> config_keys() {
                  "most tasks a load may have at once (pids cgroup)"),
         uint_key("limit.memory_mb", "0", 0, 1 << 24,
                  "a load's memory limit in MiB (memory cgroup); 0: available less a reserve"),
-        key("funclat", Kind::list, "", "kernel functions whose latency is measured"),
-        checked_key(key("funclat.hist", Kind::string, "0:1000:50:us",
-                        "funclat's linear histogram MIN:MAX:STEP:UNIT (unit ns, us or ms)"),
-                    check_linear_hist),
         enum_key("attach", "auto", {"auto", "fentry", "kprobe"},
                  "function probes: fentry/fexit where possible, else kprobes; or force one"),
-        enum_key("funclat.subtract", "none", {"none", "preempt", "offcpu"},
-                 "take off each call's time preempted (preempt) or switched out (offcpu)"),
-        checked_key(key("span", Kind::string, "", "time from entering function FROM to entering TO: FROM:TO"),
-                    check_span),
-        key("kthread", Kind::list, "", "kernel threads whose CPU ticks are counted (NAME or PREFIX*)"),
-        key("wakeups", Kind::flag, "0", "count distinct threads, processes and mms woken"),
-        enum_key("wakeups.tasks", "all", {"all", "user"},
-                 "wakeups: every woken task, or only user tasks (with an mm) from fentry/try_to_wake_up "
-                 "as the mm_cid seed counted them"),
-        key("schedstat", Kind::flag, "0", "per-phase deltas of /proc/schedstat"),
-        key("task_storage_churn", Kind::flag, "0",
-            "create and delete BPF task storage on every wake-up of the sleep load's tasks"),
-        checked_key(key("task_storage_churn.on", Kind::string, "",
-                        "task_storage_churn on each call of this kernel function instead, on the "
-                        "calling task: FUNCTION, or syscall:NAME for that system call's entry on "
-                        "any architecture (syscall:getpgid); setting it turns the probe on"),
-                    check_hook),
         checked_key(key("perf", Kind::list, "",
                         "perf counters: default (perf stat's set) and/or event names"),
                     check_perf_item),
@@ -271,6 +188,19 @@ std::span<const KeySpec> config_keys() {
         external_key(enum_key("load.*.agg", "hmean", {"hmean", "amean"},
                               "how the metric is averaged over rounds and runs: hmean for rates")),
     };
+}
+
+} // namespace
+
+std::span<const KeySpec> config_keys() {
+    // Function-local so that it is built on first use.
+    static const std::vector<KeySpec> keys = [] {
+        std::vector<KeySpec> rows = general_keys();
+        for (const ProbeDecl* probe : probe_catalog::kDecls)
+            for (KeySpec& row : probe->keys())
+                rows.push_back(std::move(row));
+        return rows;
+    }();
     return keys;
 }
 

@@ -1,5 +1,7 @@
-// The declared record descriptions (common/record_decls.h): writing metrics through them,
+// The declared record descriptions (common/record_decls.h, and each probe's bpf/X_probe.h):
+// gathering them, writing metrics through them,
 // reading records of every version through them, and their agreement with docs/schema/.
+#include "common/config.h"
 #include "common/record_types.h"
 
 #include <gtest/gtest.h>
@@ -21,6 +23,40 @@ std::map<std::string, MeasuredValue> by_name(const json& record) {
     for (auto& m : record_metrics(record))
         out[m.name] = m;
     return out;
+}
+
+// A probe is its own files: every bpf/X_probe.h's declaration reaches the record
+// descriptions and the key table through the generated catalog, with no list by hand.
+TEST(ProbeCatalog, GathersEveryProbesOwnDeclaration) {
+    std::vector<std::string> headers;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(INITBENCH_SOURCE_DIR) + "/bpf")) {
+        const std::string name = entry.path().filename().string();
+        if (name.ends_with("_probe.h"))
+            headers.push_back(name);
+    }
+    ASSERT_GE(headers.size(), 6u);
+    ASSERT_EQ(std::size(probe_catalog::kDecls), headers.size());
+    for (const ProbeDecl* probe : probe_catalog::kDecls) {
+        SCOPED_TRACE(std::string(probe->name));
+        EXPECT_EQ(probe->record->type, "probe");
+        EXPECT_EQ(probe->record->kind, probe->name);
+        const RecordType* found = find_record_type("probe", probe->name);
+        ASSERT_NE(found, nullptr);
+        EXPECT_EQ(found->metrics.data(), probe->record->metrics.data()); // the probe's own table
+        const std::vector<KeySpec> keys = probe->keys();
+        ASSERT_FALSE(keys.empty());
+        for (const KeySpec& key : keys) {
+            const KeySpec* row = find_key(key.name);
+            ASSERT_NE(row, nullptr) << key.name;
+            EXPECT_EQ(row->help, key.help) << key.name;
+        }
+    }
+    // Every probe's keys parse, as users write them.
+    EXPECT_TRUE(parse_config("initbench.funclat=f initbench.span=a:b initbench.kthread=k* "
+                             "initbench.wakeups initbench.schedstat initbench.task_storage_churn.on=syscall:getpgid",
+                             nullptr)
+                    .ok());
+    EXPECT_FALSE(parse_config("initbench.span=a", nullptr).ok()); // a probe's own check
 }
 
 TEST(RecordBuilder, WritesDeclaredMetricsWithTheirUnitBetterAndAgg) {

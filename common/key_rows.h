@@ -1,0 +1,45 @@
+// Makers of the key table's rows (common/config.h's KeySpec), one per kind: the general
+// table (common/config_keys.cpp) and each probe's declaration (bpf/X_probe.h) use them.
+// One maker per kind keeps the rows short (and designated initializers that skip members
+// would trip -Wmissing-field-initializers on g++ 12).
+#pragma once
+
+#include "common/config.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace initbench::key_rows {
+
+inline KeySpec key(std::string_view name, Kind kind, std::string_view def, std::string_view help) {
+    KeySpec k;
+    k.name = name, k.kind = kind, k.def = def, k.help = help;
+    return k;
+}
+inline KeySpec uint_key(std::string_view name, std::string_view def, uint64_t min, uint64_t max,
+                        std::string_view help) {
+    KeySpec k = key(name, Kind::uint, def, help);
+    k.umin = min, k.umax = max;
+    return k;
+}
+inline KeySpec seconds_key(std::string_view name, std::string_view def, double min, double max,
+                           std::string_view help) {
+    KeySpec k = key(name, Kind::seconds, def, help);
+    k.min = min, k.max = max;
+    return k;
+}
+inline KeySpec enum_key(std::string_view name, std::string_view def,
+                        std::vector<std::string_view> choices, std::string_view help) {
+    KeySpec k = key(name, Kind::enumeration, def, help);
+    k.choices = std::move(choices);
+    return k;
+}
+// A row whose value (or each list item) `check` also examines: why it is refused, or "".
+inline KeySpec checked_key(KeySpec k, std::string (*check)(std::string_view)) {
+    k.check = check;
+    return k;
+}
+
+} // namespace initbench::key_rows
