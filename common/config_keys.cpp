@@ -106,6 +106,8 @@ std::vector<KeySpec> general_keys() {
         uint_key("cpu.load", "100", 1, 100,
                  "cpu load: percent of each 10 ms slice a worker spins, sleeping the rest "
                  "(stress-ng --cpu-load)"),
+        uint_key("mmap.size_kb", "1024", 4, 1 << 20,
+                 "mmap load: KiB each worker maps, touches page by page and unmaps per operation"),
         enum_key("syscall.name", "getppid", {"getppid", "getpgid", "getpid", "getuid", "gettid"},
                  "syscall load: the system call of the loop"),
         uint_key("machine.cpus", "0", 0, 1024,
@@ -191,6 +193,15 @@ std::vector<KeySpec> general_keys() {
 }
 
 } // namespace
+
+// The built-in loads' names, beside their keys above: the host, which checks that no
+// external load takes one (load.cpu=...), builds no load; LoadRegistry's test checks that
+// these are payload/registry.cpp's.
+const std::vector<std::string_view>& builtin_load_names() {
+    static const std::vector<std::string_view> names = {"cpu", "fork",  "thread",  "pipe",
+                                                        "tcp", "sleep", "syscall", "mmap"};
+    return names;
+}
 
 std::span<const KeySpec> config_keys() {
     // Function-local so that it is built on first use.

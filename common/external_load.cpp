@@ -60,12 +60,6 @@ std::optional<uint64_t> count_of(std::string_view item, unsigned cpus) {
 
 } // namespace
 
-const std::vector<std::string_view>& builtin_load_names() {
-    static const std::vector<std::string_view> names = {"cpu",  "fork",  "thread", "pipe",
-                                                        "tcp",  "sleep", "syscall"};
-    return names;
-}
-
 std::string check_external_load_name(std::string_view name) {
     const bool word = !name.empty() && name.size() <= 32 && name[0] >= 'a' && name[0] <= 'z' &&
                       name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string_view::npos;

@@ -205,10 +205,11 @@ public:
         part.params = resolve_params(load, config_, v);
         part.sweep_value = v;
         if ((part.external = find_external(load))) {
-            const std::string path = resolve_program(part.params.program);
+            ExternalParams& program = *external_params_of(part.params);
+            const std::string path = resolve_program(program.program);
             if (!path.empty()) // else the exec fails, and the phase says so
-                part.params.program = path;
-            part.params.env = {command_path_env(), "HOME=/root", "TERM=linux"};
+                program.program = path;
+            program.env = {command_path_env(), "HOME=/root", "TERM=linux"};
             part.setup = substitute(config_.str("load." + part.external->name + ".setup"),
                                     external_values(config_, v));
         }
@@ -669,8 +670,9 @@ private:
         for (const char* field : {"ops", "ops_per_worker"})
             rec.erase(field);
         rec["metrics"] = nlohmann::json::object();
-        const std::string output = read_file(part.params.output_path, 64 << 20).value_or("");
-        nlohmann::json program{{"command", join(part.params.argv, " ")},
+        const ExternalParams& own = *external_params_of(part.params);
+        const std::string output = read_file(own.output_path, 64 << 20).value_or("");
+        nlohmann::json program{{"command", join(own.argv, " ")},
                                {"output_bytes", output.size()},
                                {"output_tail", output_tail(output, kProgramOutputTail)}};
         const auto status = group.exit_status(0);

@@ -15,6 +15,10 @@ namespace {
 
 constexpr double kSliceS = 0.010;
 
+struct CpuParams {
+    unsigned busy_pct = 100; // the share of each slice a worker spins (100: always)
+};
+
 double thread_cpu_seconds() {
     timespec ts{};
     ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -41,7 +45,7 @@ private:
 
 [[noreturn]] void cpu_work(const WorkerContext& ctx) {
     Spinner spin(ctx.index);
-    const unsigned pct = ctx.params->busy_pct ? ctx.params->busy_pct : 100;
+    const unsigned pct = ctx.own<CpuParams>().busy_pct;
     ctx.ready();
     if (pct >= 100)
         for (;;) {
@@ -61,7 +65,9 @@ private:
 }
 
 void cpu_configure(const Config& config, LoadParams& p) {
-    p.busy_pct = static_cast<unsigned>(config.uint("cpu.load"));
+    const CpuParams own{.busy_pct = static_cast<unsigned>(config.uint("cpu.load"))};
+    p.shown = {{"cpu_load_pct", own.busy_pct}};
+    p.own = own;
 }
 
 } // namespace

@@ -28,7 +28,7 @@ uint64_t one_task(const LoadParams&) {
 }
 
 [[noreturn]] void external_work(const WorkerContext& ctx) {
-    const LoadParams& p = *ctx.params;
+    const ExternalParams& p = ctx.own<ExternalParams>();
     const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     const int out = ::open(p.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     enter_child({.in = in, .out = out, .err = out}); // a worker already: in its group
@@ -100,13 +100,22 @@ LoadParams external_params(const ExternalLoad& load, const Config& config, unsig
     LoadParams p;
     p.workers = 1; // the program
     const ExternalValues values = external_values(config, clients);
-    p.program_workers = values.workers;
-    p.clients = clients;
+    ExternalParams own;
     // The key's check refused a command that does not split.
-    (void)split_command(substitute(config.str("load." + load.name), values), p.argv);
-    p.program = p.argv.empty() ? "" : p.argv[0];
-    p.output_path = external_output_path(load.name);
+    (void)split_command(substitute(config.str("load." + load.name), values), own.argv);
+    own.program = own.argv.empty() ? "" : own.argv[0];
+    own.output_path = external_output_path(load.name);
+    p.shown = {{"workers", values.workers}}; // what the program was told: {workers}
+    p.own = std::move(own);
     return p;
+}
+
+ExternalParams* external_params_of(LoadParams& p) {
+    return std::any_cast<ExternalParams>(&p.own);
+}
+
+const ExternalParams* external_params_of(const LoadParams& p) {
+    return std::any_cast<ExternalParams>(&p.own);
 }
 
 std::string external_output_path(std::string_view name) {

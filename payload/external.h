@@ -9,8 +9,19 @@
 #include "payload/load.h"
 
 #include <string>
+#include <vector>
 
 namespace initbench {
+
+// An external load's own parameters (LoadParams::own): the program its one worker becomes,
+// with its arguments (placeholders replaced), environment and output file.
+struct ExternalParams {
+    std::string program, output_path;
+    std::vector<std::string> argv, env;
+};
+// Those of a phase's external load, or null for a built-in load's parameters.
+ExternalParams* external_params_of(LoadParams& p);
+const ExternalParams* external_params_of(const LoadParams& p);
 
 struct ExternalLoad {
     std::string name;

@@ -6,6 +6,7 @@
 // host tool initbench-loadbench (g++, glibc).
 #pragma once
 
+#include <any>
 #include <atomic>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -18,28 +19,22 @@ namespace initbench {
 
 class Config;
 
-// What a load's workers are told, resolved from the configuration before the phase starts
-// (resolve_params), so that no load parses anything. Fields a load does not use stay 0.
+// What a phase's load is told, resolved from the configuration before the phase starts
+// (resolve_params), so that no load parses anything: the framework's part, its workers, and
+// the load's own, which the load's configure() reads from its keys into a struct of its own
+// (declared in its payload/X.cpp, read back with own_params<T>) and shows in the phase
+// record's "params".
 struct LoadParams {
-    unsigned workers = 1;  // worker processes; pipe: groups; tcp: client/server pairs
-    unsigned threads = 0;  // thread: threads per worker, alive together (at most, if continuous)
-    bool continuous = false; // thread: refill each ended thread at once instead of in batches
-    unsigned fds = 0;      // pipe: senders and as many receivers per group
-    unsigned msg_size = 0; // pipe, tcp: bytes per message
-    bool sockets = false;  // pipe: unix stream sockets instead of pipes
-    uint64_t sleepers = 0; // sleep: sleeping tasks of all workers together
-    double interval_s = 0; // sleep: how long each sleeper sleeps per loop
-    unsigned random_s = 0; // sleep: N > 0: each sleep a random whole number of seconds below N
-    bool sleeper_processes = false; // sleep: the sleepers are processes, not threads
-    unsigned busy_pct = 0; // cpu: the share of each slice a worker spins (100: always)
-    long syscall_nr = 0;   // syscall: the system call the loop makes; sleep: after each wake-up (-1: none)
-    std::string syscall_name; // ... and its name
-    // An external load (load.NAME): the program its one worker becomes, with its arguments
-    // (placeholders replaced), environment and output file; {workers} and {clients}.
-    std::string program, output_path;
-    std::vector<std::string> argv, env;
-    unsigned program_workers = 0, clients = 0;
+    unsigned workers = 1; // worker processes; pipe: groups; tcp: client/server pairs
+    std::any own;         // the load's own parameters: its struct, or empty
+    nlohmann::json shown = nlohmann::json::object(); // them as the phase record shows them
 };
+
+// The load's own parameters, as its configure() stored them.
+template <typename T>
+const T& own_params(const LoadParams& p) {
+    return std::any_cast<const T&>(p.own);
+}
 
 // One worker's counters, in memory shared by all the worker's tasks and the framework.
 // A cache line each: workers must not contend on each other's counts.
@@ -54,6 +49,8 @@ struct WorkerContext {
     unsigned index = 0;
     const LoadParams* params = nullptr;
     WorkerSlot* slot = nullptr;
+    template <typename T>
+    const T& own() const { return own_params<T>(*params); }
     void count(uint64_t n = 1) const { slot->ops.fetch_add(n, std::memory_order_relaxed); }
     void failed() const { slot->failures.fetch_add(1, std::memory_order_relaxed); }
     void ready() const { slot->ready.store(1, std::memory_order_release); }
@@ -76,7 +73,7 @@ struct LoadSpec {
     std::string (*unsupported)() = always_supported;        // "" when this kernel can run it, else why not
     uint64_t (*tasks)(const LoadParams&) = one_task_per_worker; // tasks at once, workers included
     uint64_t (*bytes_per_op)(const LoadParams&) = nullptr;  // null: the load moves no data
-    void (*configure)(const Config&, LoadParams&) = nullptr; // reads the load's own keys
+    void (*configure)(const Config&, LoadParams&) = nullptr; // reads the load's own keys: own, shown
     void (*work)(const WorkerContext&) = nullptr;           // never returns: the framework kills it
 };
 
@@ -90,7 +87,7 @@ long syscall_number(std::string_view name);
 std::vector<unsigned> sweep_values(const LoadSpec& spec, const Config& config);
 // The parameters of one phase of `spec`; `sweep_value` is one of sweep_values().
 LoadParams resolve_params(const LoadSpec& spec, const Config& config, unsigned sweep_value);
-// The parameters as a record shows them: those the load uses (the others are 0).
+// The parameters as a record shows them: the workers and what the load shows of its own.
 nlohmann::json params_json(const LoadParams& p);
 // A phase's loads: one load's name, or registered loads joined by '+' ("sleep+syscall"), run
 // together in one window. Each part at most once and none with a sweep key. Empty, and

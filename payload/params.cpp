@@ -59,30 +59,8 @@ std::vector<const LoadSpec*> phase_loads(std::string_view name, std::string& why
 }
 
 nlohmann::json params_json(const LoadParams& p) {
-    // An external load's one worker is the program: {workers} is what it was told.
-    nlohmann::json j{{"workers", p.argv.empty() ? p.workers : p.program_workers}};
-    if (p.threads) {
-        j["threads"] = p.threads;
-        j["mode"] = p.continuous ? "continuous" : "batch";
-    }
-    if (p.fds)
-        j["fds"] = p.fds;
-    if (p.msg_size)
-        j["msg_size"] = p.msg_size;
-    if (p.fds)
-        j["mode"] = p.sockets ? "socket" : "pipe";
-    if (p.sleepers)
-        j["sleepers"] = p.sleepers;
-    if (p.random_s)
-        j["random_s"] = p.random_s;
-    else if (p.interval_s > 0)
-        j["interval_s"] = p.interval_s;
-    if (p.sleepers)
-        j["mode"] = p.sleeper_processes ? "process" : "thread";
-    if (p.busy_pct)
-        j["cpu_load_pct"] = p.busy_pct;
-    if (!p.syscall_name.empty() && p.syscall_name != "none")
-        j["syscall"] = p.syscall_name;
+    nlohmann::json j{{"workers", p.workers}};
+    j.update(p.shown); // an external load's "workers" is what its program was told
     return j;
 }
 

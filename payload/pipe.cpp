@@ -15,8 +15,14 @@ namespace {
 
 using Channel = std::array<int, 2>; // [0] the receiver's end, [1] the senders' end
 
+struct PipeParams {
+    unsigned fds = 0;      // senders and as many receivers per group
+    unsigned msg_size = 0; // bytes per message
+    bool sockets = false;  // unix stream sockets instead of pipes
+};
+
 [[noreturn]] void receive(const WorkerContext& ctx, int fd) {
-    const size_t size = ctx.params->msg_size;
+    const size_t size = ctx.own<PipeParams>().msg_size;
     std::vector<char> buf(size);
     for (;;) {
         // One message at a time, as hackbench reads.
@@ -31,7 +37,7 @@ using Channel = std::array<int, 2>; // [0] the receiver's end, [1] the senders' 
 }
 
 [[noreturn]] void send(const WorkerContext& ctx, const std::vector<Channel>& channels) {
-    const std::string msg(ctx.params->msg_size, 'm');
+    const std::string msg(ctx.own<PipeParams>().msg_size, 'm');
     for (;;)
         for (const auto& c : channels)
             if (!write_all(c[1], msg))
@@ -46,7 +52,7 @@ void close_all(const std::vector<Channel>& channels, int keep_end) {
 }
 
 [[noreturn]] void pipe_work(const WorkerContext& ctx) {
-    const LoadParams& p = *ctx.params;
+    const PipeParams& p = ctx.own<PipeParams>();
     std::vector<Channel> channels(p.fds);
     for (auto& c : channels) {
         int ok = p.sockets ? ::socketpair(AF_UNIX, SOCK_STREAM, 0, c.data()) : ::pipe(c.data());
@@ -78,16 +84,18 @@ void close_all(const std::vector<Channel>& channels, int keep_end) {
 }
 
 uint64_t pipe_tasks(const LoadParams& p) {
-    return uint64_t(p.workers) * (1 + 2 * uint64_t(p.fds));
+    return uint64_t(p.workers) * (1 + 2 * uint64_t(own_params<PipeParams>(p).fds));
 }
 uint64_t pipe_bytes(const LoadParams& p) {
-    return p.msg_size;
+    return own_params<PipeParams>(p).msg_size;
 }
 
 void pipe_configure(const Config& config, LoadParams& p) {
-    p.fds = static_cast<unsigned>(config.uint("pipe.fds"));
-    p.msg_size = static_cast<unsigned>(config.uint("pipe.msg_size"));
-    p.sockets = config.str("pipe.mode") == "socket";
+    const PipeParams own{.fds = static_cast<unsigned>(config.uint("pipe.fds")),
+                         .msg_size = static_cast<unsigned>(config.uint("pipe.msg_size")),
+                         .sockets = config.str("pipe.mode") == "socket"};
+    p.shown = {{"fds", own.fds}, {"msg_size", own.msg_size}, {"mode", own.sockets ? "socket" : "pipe"}};
+    p.own = own;
 }
 
 } // namespace

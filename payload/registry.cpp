@@ -14,10 +14,12 @@ extern const LoadSpec pipe_load;
 extern const LoadSpec tcp_load;
 extern const LoadSpec sleep_load;
 extern const LoadSpec syscall_load;
+extern const LoadSpec mmap_load;
 
 const std::vector<const LoadSpec*>& load_registry() {
     static const std::vector<const LoadSpec*> loads = {&cpu_load,  &fork_load, &thread_load,
-                                                       &pipe_load, &tcp_load,  &sleep_load, &syscall_load};
+                                                       &pipe_load, &tcp_load,  &sleep_load, &syscall_load,
+                                                       &mmap_load};
     return loads;
 }
 

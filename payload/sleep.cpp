@@ -17,6 +17,14 @@ namespace {
 
 constexpr size_t kStack = 16 * 1024; // a sleeper's frames are tiny
 
+struct SleepParams {
+    uint64_t sleepers = 0;   // sleeping tasks of all workers together
+    double interval_s = 0;   // how long each sleeper sleeps per loop
+    unsigned random_s = 0;   // N > 0: each sleep a random whole number of seconds below N
+    bool processes = false;  // the sleepers are processes, not threads
+    long syscall_nr = -1;    // a system call after each wake-up (-1: none)
+};
+
 struct Sleeper {
     const WorkerContext* ctx;
     std::atomic<uint32_t>* gate;
@@ -39,12 +47,13 @@ timespec to_timespec(double s) {
 void* sleeper(void* arg) {
     const auto& me = *static_cast<const Sleeper*>(arg);
     wait_for_gate(*me.gate);
-    const unsigned random_s = me.ctx->params->random_s;
+    const SleepParams& own = me.ctx->own<SleepParams>();
+    const unsigned random_s = own.random_s;
     uint64_t state = me.seed | 1; // xorshift's state must not be 0
     timespec ts = to_timespec(random_s ? double(next_random(state) % random_s) : me.first_s);
     ::clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);
-    ts = to_timespec(me.ctx->params->interval_s);
-    const long nr = me.ctx->params->syscall_nr;
+    ts = to_timespec(own.interval_s);
+    const long nr = own.syscall_nr;
     for (;;) {
         if (random_s) // the RCU seed's sleep(rand() % N): a 0 goes round again at once
             ts = {static_cast<time_t>(next_random(state) % random_s), 0};
@@ -63,7 +72,7 @@ uint64_t sleeper_seed(const WorkerContext& ctx, uint64_t i) {
 
 // Each sleeper a process: forked with the gate in shared memory, dying with the worker.
 [[noreturn]] void sleep_processes(const WorkerContext& ctx, uint64_t mine) {
-    const double interval = ctx.params->interval_s;
+    const double interval = ctx.own<SleepParams>().interval_s;
     void* shared = ::mmap(nullptr, sizeof(std::atomic<uint32_t>), PROT_READ | PROT_WRITE,
                           MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shared == MAP_FAILED)
@@ -84,9 +93,10 @@ uint64_t sleeper_seed(const WorkerContext& ctx, uint64_t i) {
 }
 
 [[noreturn]] void sleep_work(const WorkerContext& ctx) {
-    const LoadParams& p = *ctx.params;
-    const uint64_t mine = p.sleepers / p.workers + (ctx.index < p.sleepers % p.workers ? 1 : 0);
-    if (p.sleeper_processes)
+    const unsigned workers = ctx.params->workers;
+    const SleepParams& p = ctx.own<SleepParams>();
+    const uint64_t mine = p.sleepers / workers + (ctx.index < p.sleepers % workers ? 1 : 0);
+    if (p.processes)
         sleep_processes(ctx, mine);
     // All are created before any runs: waking sleepers would starve the creation.
     std::atomic<uint32_t> gate{0};
@@ -106,16 +116,24 @@ uint64_t sleeper_seed(const WorkerContext& ctx, uint64_t i) {
 }
 
 uint64_t sleep_tasks(const LoadParams& p) {
-    return p.workers + p.sleepers;
+    return p.workers + own_params<SleepParams>(p).sleepers;
 }
 
 void sleep_configure(const Config& config, LoadParams& p) {
-    p.sleepers = config.uint("sleep.tasks");
-    p.interval_s = config.seconds("sleep.interval");
-    p.random_s = static_cast<unsigned>(config.uint("sleep.random"));
-    p.sleeper_processes = config.str("sleep.mode") == "process";
-    p.syscall_name = config.str("sleep.syscall");
-    p.syscall_nr = p.syscall_name == "none" ? -1 : syscall_number(p.syscall_name);
+    const std::string syscall = config.str("sleep.syscall");
+    const SleepParams own{.sleepers = config.uint("sleep.tasks"),
+                          .interval_s = config.seconds("sleep.interval"),
+                          .random_s = static_cast<unsigned>(config.uint("sleep.random")),
+                          .processes = config.str("sleep.mode") == "process",
+                          .syscall_nr = syscall == "none" ? -1 : syscall_number(syscall)};
+    p.shown = {{"sleepers", own.sleepers}, {"mode", own.processes ? "process" : "thread"}};
+    if (own.random_s)
+        p.shown["random_s"] = own.random_s;
+    else
+        p.shown["interval_s"] = own.interval_s;
+    if (syscall != "none")
+        p.shown["syscall"] = syscall;
+    p.own = own;
 }
 
 } // namespace

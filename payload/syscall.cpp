@@ -31,8 +31,12 @@ long syscall_number(std::string_view name) {
 
 namespace {
 
+struct SyscallParams {
+    long nr = -1; // the system call of the loop
+};
+
 [[noreturn]] void syscall_work(const WorkerContext& ctx) {
-    const long nr = ctx.params->syscall_nr;
+    const long nr = ctx.own<SyscallParams>().nr;
     ctx.ready();
     for (;;) {
         for (int i = 0; i < 1024; i++)
@@ -42,8 +46,9 @@ namespace {
 }
 
 void syscall_configure(const Config& config, LoadParams& p) {
-    p.syscall_name = config.str("syscall.name");
-    p.syscall_nr = syscall_number(p.syscall_name);
+    const std::string name = config.str("syscall.name");
+    p.shown = {{"syscall", name}};
+    p.own = SyscallParams{.nr = syscall_number(name)};
 }
 
 } // namespace

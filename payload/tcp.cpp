@@ -15,6 +15,10 @@
 namespace initbench {
 namespace {
 
+struct TcpParams {
+    unsigned msg_size = 0; // bytes per request and per response
+};
+
 Fd tcp_socket() {
     Fd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     int one = 1;
@@ -47,7 +51,7 @@ bool read_exact(int fd, std::string& buf) {
     sockaddr_in addr = loopback(port_be);
     if (!s.valid() || ::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
         ::_exit(3);
-    std::string buf(ctx.params->msg_size, 'q');
+    std::string buf(ctx.own<TcpParams>().msg_size, 'q');
     for (;;) {
         if (!write_all(s.get(), buf) || !read_exact(s.get(), buf))
             ::_exit(1); // the server is gone
@@ -73,7 +77,7 @@ bool read_exact(int fd, std::string& buf) {
     listener.reset();
     int one = 1;
     ::setsockopt(conn.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    std::string buf(ctx.params->msg_size, 'r');
+    std::string buf(ctx.own<TcpParams>().msg_size, 'r');
     ctx.ready();
     for (;;)
         if (!read_exact(conn.get(), buf) || !write_all(conn.get(), buf))
@@ -89,11 +93,13 @@ uint64_t tcp_tasks(const LoadParams& p) {
     return 2 * uint64_t(p.workers);
 }
 uint64_t tcp_bytes(const LoadParams& p) {
-    return 2 * uint64_t(p.msg_size);
+    return 2 * uint64_t(own_params<TcpParams>(p).msg_size);
 }
 
 void tcp_configure(const Config& config, LoadParams& p) {
-    p.msg_size = static_cast<unsigned>(config.uint("tcp.msg_size"));
+    const TcpParams own{.msg_size = static_cast<unsigned>(config.uint("tcp.msg_size"))};
+    p.shown = {{"msg_size", own.msg_size}};
+    p.own = own;
 }
 
 } // namespace

@@ -15,6 +15,11 @@ namespace {
 
 constexpr size_t kStack = 32 * 1024; // the thread only waits: a small stack lets 4096 fit
 
+struct ThreadParams {
+    unsigned threads = 0;    // per worker, alive together (at most, if continuous)
+    bool continuous = false; // refill each ended thread at once instead of in batches
+};
+
 void* held_thread(void* arg) {
     wait_for_gate(*static_cast<std::atomic<uint32_t>*>(arg));
     return nullptr;
@@ -33,7 +38,7 @@ void start_retrying(const WorkerContext& ctx, void* (*fn)(void*), void* arg, pth
 }
 
 [[noreturn]] void continuous_work(const WorkerContext& ctx) {
-    const unsigned n = ctx.params->threads;
+    const unsigned n = ctx.own<ThreadParams>().threads;
     std::vector<pthread_t> ring(n);
     for (unsigned i = 0; i < n; i++)
         start_retrying(ctx, ending_thread, nullptr, &ring[i]);
@@ -47,7 +52,7 @@ void start_retrying(const WorkerContext& ctx, void* (*fn)(void*), void* arg, pth
 }
 
 [[noreturn]] void batch_work(const WorkerContext& ctx) {
-    const unsigned n = ctx.params->threads;
+    const unsigned n = ctx.own<ThreadParams>().threads;
     std::vector<pthread_t> ids(n);
     std::atomic<uint32_t> gate{0};
     for (bool first = true;; first = false) {
@@ -73,18 +78,20 @@ void start_retrying(const WorkerContext& ctx, void* (*fn)(void*), void* arg, pth
 }
 
 [[noreturn]] void thread_work(const WorkerContext& ctx) {
-    if (ctx.params->continuous)
+    if (ctx.own<ThreadParams>().continuous)
         continuous_work(ctx);
     batch_work(ctx);
 }
 
 uint64_t thread_tasks(const LoadParams& p) {
-    return uint64_t(p.workers) * (1 + p.threads);
+    return uint64_t(p.workers) * (1 + own_params<ThreadParams>(p).threads);
 }
 
 void thread_configure(const Config& config, LoadParams& p) {
-    p.threads = static_cast<unsigned>(config.uint("thread.threads"));
-    p.continuous = config.str("thread.mode") == "continuous";
+    const ThreadParams own{.threads = static_cast<unsigned>(config.uint("thread.threads")),
+                           .continuous = config.str("thread.mode") == "continuous"};
+    p.shown = {{"threads", own.threads}, {"mode", own.continuous ? "continuous" : "batch"}};
+    p.own = own;
 }
 
 } // namespace
