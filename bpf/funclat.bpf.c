@@ -12,6 +12,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "bpf/funclat_calls.bpf.h"
+#include "bpf/function_hooks.bpf.h"
 #include "bpf/log2_slot.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -87,18 +88,8 @@ static __always_inline int on_exit(void) {
     return 0;
 }
 
-/* The attach target is set by the loader (bpf_program__set_attach_target). */
-SEC("fentry/placeholder")
-int BPF_PROG(fentry_entry) { return on_entry(); }
-
-SEC("fexit/placeholder")
-int BPF_PROG(fexit_exit) { return on_exit(); }
-
-SEC("kprobe")
-int BPF_KPROBE(kprobe_entry) { return on_entry(); }
-
-SEC("kretprobe")
-int BPF_KRETPROBE(kretprobe_exit) { return on_exit(); }
+ENTRY_HOOKS(entry, on_entry)
+EXIT_HOOKS(exit, on_exit)
 
 /* The classic record: the common header, then prev's comm, pid, prio and state, then
  * next's comm, pid and prio; the layout has not changed since 4.x. It has no preempt flag:

@@ -6,6 +6,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "bpf/function_hooks.bpf.h"
 #include "bpf/log2_slot.bpf.h"
 #include "bpf/span_probe.h"
 
@@ -60,14 +61,5 @@ static __always_inline int on_to(void) {
     return 0;
 }
 
-SEC("fentry/placeholder")
-int BPF_PROG(fentry_from) { return on_from(); }
-
-SEC("fentry/placeholder")
-int BPF_PROG(fentry_to) { return on_to(); }
-
-SEC("kprobe")
-int BPF_KPROBE(kprobe_from) { return on_from(); }
-
-SEC("kprobe")
-int BPF_KPROBE(kprobe_to) { return on_to(); }
+ENTRY_HOOKS(from, on_from)
+ENTRY_HOOKS(to, on_to)

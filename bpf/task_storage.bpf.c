@@ -8,6 +8,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "bpf/function_hooks.bpf.h"
 #include "bpf/task_storage_probe.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -63,8 +64,6 @@ int BPF_PROG(churn, struct task_struct *p) {
 /* initbench.task_storage_churn.on=FUNCTION: on the current task at each call, as the RCU
  * seed's program did on getpgid. Kprobe programs have the task storage helpers and
  * bpf_get_current_task_btf too in 6.1 (bpf_tracing_func_proto). */
-SEC("fentry/placeholder")
-int BPF_PROG(fentry_churn) { return churn_task(bpf_get_current_task_btf()); }
+static __always_inline int churn_current(void) { return churn_task(bpf_get_current_task_btf()); }
 
-SEC("kprobe")
-int BPF_KPROBE(kprobe_churn) { return churn_task(bpf_get_current_task_btf()); }
+ENTRY_HOOKS(churn, churn_current)

@@ -4,12 +4,12 @@
 
 #include "common/config.h"
 #include "common/key_rows.h"
+#include "common/text.h"
 #include "common/external_load.h"
 #include "common/machine.h"
 #include "common/perf_events.h"
 #include "probe_catalog.h"
 
-#include <charconv>
 
 namespace initbench {
 
@@ -29,9 +29,8 @@ std::string check_module_path(std::string_view text) {
 }
 // All of `text` is a whole number from lo to hi.
 bool whole_number_in(std::string_view text, long lo, long hi) {
-    long v = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    return ec == std::errc() && end == text.data() + text.size() && v >= lo && v <= hi;
+    const std::optional<long> v = parse_integer<long>(text);
+    return v && *v >= lo && *v <= hi;
 }
 // An item of a load's sweep list (tcp.clients, pipe.groups).
 std::string check_count(std::string_view text) {

@@ -33,29 +33,21 @@ template <typename Fn> void for_each_placeholder(std::string_view text, Fn fn) {
     }
 }
 
-std::optional<unsigned> whole(std::string_view s) {
-    unsigned v = 0;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || end != s.data() + s.size())
-        return std::nullopt;
-    return v;
-}
-
 // One item for `cpus` CPUs; nothing when it is not a count form.
 std::optional<uint64_t> count_of(std::string_view item, unsigned cpus) {
     if (item == "cpus")
         return cpus;
     if (auto star = item.find('*'); star != std::string_view::npos) {
-        auto k = whole(item.substr(0, star));
+        auto k = parse_integer<unsigned>(item.substr(0, star));
         return k && item.substr(star + 1) == "cpus" ? std::optional<uint64_t>(uint64_t(*k) * cpus) : std::nullopt;
     }
     if (auto slash = item.find('/'); slash != std::string_view::npos) {
-        auto k = whole(item.substr(slash + 1));
+        auto k = parse_integer<unsigned>(item.substr(slash + 1));
         if (!k || !*k || item.substr(0, slash) != "cpus")
             return std::nullopt;
         return std::max<uint64_t>(1, cpus / *k);
     }
-    return whole(item);
+    return parse_integer<unsigned>(item);
 }
 
 } // namespace

@@ -1,27 +1,23 @@
 #include "common/statistics.h"
 
+#include "common/text.h"
+
 #include <cmath>
 
 namespace initbench {
 
+namespace {
+// As records write them, and as mmtests prints them.
+constexpr Named<Agg> kAggNames[] = {{Agg::amean, "amean"}, {Agg::hmean, "hmean"}, {Agg::gmean, "gmean"}};
+constexpr Named<Agg> kAggLabels[] = {{Agg::amean, "Amean"}, {Agg::hmean, "Hmean"}, {Agg::gmean, "Gmean"}};
+} // namespace
+
 Agg parse_agg(std::string_view text) {
-    if (text == "hmean")
-        return Agg::hmean;
-    if (text == "gmean")
-        return Agg::gmean;
-    return Agg::amean;
+    return value_named(kAggNames, text).value_or(Agg::amean);
 }
 
 std::string_view agg_label(Agg agg) {
-    switch (agg) {
-    case Agg::hmean:
-        return "Hmean";
-    case Agg::gmean:
-        return "Gmean";
-    case Agg::amean:
-        break;
-    }
-    return "Amean";
+    return name_of(kAggLabels, agg);
 }
 
 double arithmetic_mean(std::span<const double> xs) {

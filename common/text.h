@@ -3,6 +3,8 @@
 // headers (an istream's whitespace skipping crashes).
 #pragma once
 
+#include <charconv>
+#include <concepts>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +39,40 @@ struct SignedAmount {
     bool percent = false;
 };
 std::optional<SignedAmount> parse_signed_amount(std::string_view text);
+
+// All of `text` as an integer of type T (a '-' only where T is signed; no space, no rest),
+// or none.
+template <std::integral T>
+std::optional<T> parse_integer(std::string_view text) {
+    T v{};
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size())
+        return std::nullopt;
+    return v;
+}
+
+// An enum's values and their names, one table for both ways instead of a switch each.
+template <typename E>
+struct Named {
+    E value;
+    std::string_view name;
+};
+// The name of `value` in `table`, or the first entry's name (the table's default).
+template <typename E, size_t N>
+constexpr std::string_view name_of(const Named<E> (&table)[N], E value) {
+    for (const Named<E>& n : table)
+        if (n.value == value)
+            return n.name;
+    return table[0].name;
+}
+// The value named `name` in `table`, or none.
+template <typename E, size_t N>
+constexpr std::optional<E> value_named(const Named<E> (&table)[N], std::string_view name) {
+    for (const Named<E>& n : table)
+        if (n.name == name)
+            return n.value;
+    return std::nullopt;
+}
 
 // One number as printf's `format` (a single double conversion) writes it: snprintf, not
 // <format> (libc++ 14 lacks it) or streams (see above).

@@ -1,7 +1,9 @@
 // `initbench compare`'s command line: options, sides, output and exit code.
 #include "host/compare_cli.h"
 
+#include "common/text.h"
 #include "host/compare.h"
+#include "host/compare_render.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -34,18 +36,12 @@ struct CompareCli {
     bool force = false, details = false;
 };
 
+// "auto": a terminal's colours when stdout is one, else plain text.
 Format parse_format(const std::string& f) {
-    if (f == "terminal")
-        return Format::terminal;
-    if (f == "markdown")
-        return Format::markdown;
-    if (f == "json")
-        return Format::json;
-    if (f == "csv")
-        return Format::csv;
-    if (f == "text")
-        return Format::text;
-    return ::isatty(1) ? Format::terminal : Format::text;
+    static constexpr Named<Format> kFormats[] = {{Format::terminal, "terminal"}, {Format::text, "text"},
+                                                 {Format::markdown, "markdown"}, {Format::json, "json"},
+                                                 {Format::csv, "csv"}};
+    return value_named(kFormats, f).value_or(::isatty(1) ? Format::terminal : Format::text);
 }
 
 void keep_only(Report& report, const std::vector<std::string>& patterns) {
@@ -93,9 +89,7 @@ int run_compare(const CompareCli& cli) {
                 sides[i].label += "#" + std::to_string(i + 1);
 
     CompareOptions options;
-    options.method = cli.method == "lkp"         ? Method::lkp
-                     : cli.method == "threshold" ? Method::threshold
-                                                 : Method::welch;
+    options.method = value_named(compare_render::kMethodNames, cli.method).value_or(Method::welch);
     options.confidence = cli.confidence;
     options.min_effect_pct = cli.min_effect;
     options.force = cli.force;

@@ -14,33 +14,15 @@ std::string value_text(double x) {
 }
 
 std::string method_name(Method m) {
-    switch (m) {
-    case Method::lkp:
-        return "lkp";
-    case Method::threshold:
-        return "threshold";
-    case Method::welch:
-        break;
-    }
-    return "welch";
+    return std::string(name_of(kMethodNames, m));
 }
 
 std::string kind_name(ChangeKind k) {
-    switch (k) {
-    case ChangeKind::better:
-        return "better";
-    case ChangeKind::worse:
-        return "worse";
-    case ChangeKind::changed:
-        return "changed";
-    case ChangeKind::not_tested:
-        return "not-tested";
-    case ChangeKind::unqualified:
-        return "unqualified";
-    case ChangeKind::none:
-        break;
-    }
-    return "same";
+    static constexpr Named<ChangeKind> kKindNames[] = {
+        {ChangeKind::none, "same"},       {ChangeKind::better, "better"},
+        {ChangeKind::worse, "worse"},     {ChangeKind::changed, "changed"},
+        {ChangeKind::not_tested, "not-tested"}, {ChangeKind::unqualified, "unqualified"}};
+    return std::string(name_of(kKindNames, k));
 }
 
 std::string better_name(Better b) {

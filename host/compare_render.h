@@ -1,6 +1,7 @@
 // What compare's renderers share (host/compare_render.cpp), and each format's renderer.
 #pragma once
 
+#include "common/text.h"
 #include "host/compare.h"
 
 #include <string>
@@ -11,6 +12,9 @@ namespace initbench::compare_render {
 
 // A statistic's value: 2 decimals, or 3 significant digits below 0.01.
 std::string value_text(double x);
+// --method's names; the first is the default.
+inline constexpr Named<Method> kMethodNames[] = {
+    {Method::welch, "welch"}, {Method::lkp, "lkp"}, {Method::threshold, "threshold"}};
 std::string method_name(Method m);
 std::string kind_name(ChangeKind k);
 std::string better_name(Better b);

@@ -3,6 +3,7 @@
 #include "common/crc32.h"
 #include "common/json_fields.h"
 #include "common/record.h"
+#include "common/text.h"
 #include "host/lava_log.h"
 
 #include <algorithm>
@@ -588,17 +589,11 @@ void LogParser::finish() {
 }
 
 std::string_view to_string(LogStatus status) {
-    switch (status) {
-    case LogStatus::complete:
-        return "complete";
-    case LogStatus::incomplete:
-        return "incomplete";
-    case LogStatus::corrupt:
-        return "corrupt";
-    case LogStatus::no_records:
-        return "no-records";
-    }
-    return "unknown";
+    static constexpr Named<LogStatus> kNames[] = {{LogStatus::complete, "complete"},
+                                                  {LogStatus::incomplete, "incomplete"},
+                                                  {LogStatus::corrupt, "corrupt"},
+                                                  {LogStatus::no_records, "no-records"}};
+    return name_of(kNames, status);
 }
 
 namespace {

@@ -1,4 +1,6 @@
 #include "init/ending.h"
+
+#include "common/text.h"
 #include "sys/child.h"
 
 #include <csignal>
@@ -9,13 +11,9 @@
 namespace initbench {
 
 EndAction end_action_from(std::string_view name) {
-    if (name == "reboot")
-        return EndAction::reboot;
-    if (name == "halt")
-        return EndAction::halt;
-    if (name == "shell")
-        return EndAction::shell;
-    return EndAction::poweroff;
+    static constexpr Named<EndAction> kActions[] = {{EndAction::poweroff, "poweroff"}, {EndAction::reboot, "reboot"},
+                                                    {EndAction::halt, "halt"}, {EndAction::shell, "shell"}};
+    return value_named(kActions, name).value_or(EndAction::poweroff);
 }
 
 static void run_shell() {

@@ -5,7 +5,6 @@
 #include "sys/child.h"
 
 #include <algorithm>
-#include <charconv>
 #include <csignal>
 #include <sched.h>
 #include <sys/mman.h>
@@ -33,19 +32,11 @@ double seconds(const timeval& tv) {
     return double(tv.tv_sec) + double(tv.tv_usec) * 1e-6;
 }
 
-std::optional<uint64_t> to_uint(std::string_view s) {
-    uint64_t v = 0;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || end != s.data() + s.size())
-        return std::nullopt;
-    return v;
-}
-
 std::optional<uint64_t> read_uint(const std::string& path) {
     auto text = read_file(path, 64);
     if (!text)
         return std::nullopt;
-    return to_uint(trim(text.value()));
+    return parse_integer<uint64_t>(trim(text.value()));
 }
 
 std::optional<uint64_t> read_keyed(const std::string& path, std::string_view key) {
@@ -61,7 +52,7 @@ std::optional<uint64_t> keyed_value(std::string_view text, std::string_view key)
     for (std::string_view line : split_lines(text)) {
         auto words = split_words(line);
         if (words.size() >= 2 && words[0] == key)
-            return to_uint(words[1]);
+            return parse_integer<uint64_t>(words[1]);
     }
     return std::nullopt;
 }
@@ -415,7 +406,7 @@ nlohmann::json make_room_for_tasks(uint64_t tasks) {
         auto words = split_words(loadavg.value());
         if (words.size() >= 4)
             if (size_t slash = words[3].find('/'); slash != std::string_view::npos)
-                now = to_uint(words[3].substr(slash + 1)).value_or(0);
+                now = parse_integer<uint64_t>(words[3].substr(slash + 1)).value_or(0);
     }
     const uint64_t needed = now + tasks + 256; // headroom for the kernel's own threads
     struct Knob {
