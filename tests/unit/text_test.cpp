@@ -34,3 +34,20 @@ TEST(Text, JoinAndFormat) {
     EXPECT_TRUE(is_space('\v'));
     EXPECT_FALSE(is_space('x'));
 }
+
+TEST(Text, WholeIntegersOnly) {
+    EXPECT_EQ(parse_integer<unsigned>("42"), 42u);
+    EXPECT_EQ(parse_integer<long>("-20"), -20);
+    for (const char* bad : {"", "-1", " 1", "1 ", "1x", "0x10", "99999999999"})
+        EXPECT_FALSE(parse_integer<unsigned>(bad)) << bad;
+}
+
+enum class Colour { red, green, blue };
+constexpr Named<Colour> kColours[] = {{Colour::red, "red"}, {Colour::green, "green"}, {Colour::blue, "blue"}};
+
+TEST(Text, EnumNamesBothWays) {
+    static_assert(name_of(kColours, Colour::blue) == "blue");
+    EXPECT_EQ(value_named(kColours, "green"), Colour::green);
+    EXPECT_FALSE(value_named(kColours, "Green"));
+    EXPECT_EQ(name_of(kColours, static_cast<Colour>(7)), "red"); // not in the table: the first
+}
