@@ -46,7 +46,8 @@ public:
     virtual nlohmann::json phase_end() = 0;
 };
 
-// A kind of probe, listed in bpf/registry.cpp and defined in its own file: `make` adds the
+// A kind of probe, defined as X_probe in its own bpf/X.cpp (the build lists every
+// bpf/X_probe.h's, cmake/ProbeCatalog.cmake): `make` adds the
 // probes the configuration asks for (none when it asks for none), each after setup_begin()
 // (bpf/setup_times.h) so that the end record splits the set-up time per probe.
 struct ProbeSpec {
@@ -54,7 +55,7 @@ struct ProbeSpec {
     void (*make)(const Config& config, std::vector<std::unique_ptr<Probe>>& out);
 };
 
-// In the order the runner makes, reads and reports them.
+// In the order the runner makes, reads and reports them: their names'.
 const std::vector<const ProbeSpec*>& probe_registry();
 
 } // namespace initbench

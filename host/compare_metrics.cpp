@@ -18,7 +18,7 @@ Better parse_better(const std::string& s) {
 }
 
 // PHASE/IDENTITY[DIMENSIONS], each part as the record's description declares it
-// (common/record_decls.h): "fork/funclat:kernel_clone", "fork/wakeups", "command/exec".
+// (common/record_types.h): "fork/funclat:kernel_clone", "fork/wakeups", "command/exec".
 std::string record_group(const json& r) {
     const std::string type = str_field(r, "type");
     std::string group = str_field(r, "phase", type);

@@ -185,7 +185,7 @@ class RefusesWhatTheGuestNeverWrites(unittest.TestCase):
                 self.assertFalse(valid(r, "records.schema.json"), f"unsupported {probe} with numbers")
 
     def test_version_3_metrics(self):
-        """Version 3's probe metrics, as common/record_decls.h declares them (the C++ test
+        """Version 3's probe metrics, as the probes declare them (bpf/X_probe.h) (the C++ test
         RecordTypes.AgreeWithTheSchemas checks every declaration against these schemas)."""
         r = copy.deepcopy(FUNCLAT)
         r["v"] = 3
