@@ -47,7 +47,7 @@ public:
 };
 
 // A kind of probe, defined as X_probe in its own bpf/X.cpp (the build lists every
-// bpf/X_probe.h's, cmake/ProbeCatalog.cmake): `make` adds the
+// bpf/X_probe.h's, cmake/Catalog.cmake): `make` adds the
 // probes the configuration asks for (none when it asks for none), each after setup_begin()
 // (bpf/setup_times.h) so that the end record splits the set-up time per probe.
 struct ProbeSpec {

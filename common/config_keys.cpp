@@ -1,5 +1,6 @@
-// The one table of configuration keys: the rows here, and each probe's own (its
-// bpf/X_probe.h, gathered by the generated probe_catalog.h). Parsing, validation, profiles
+// The one table of configuration keys: the rows here, and each load's and each probe's own
+// (its payload/X_load.h or bpf/X_probe.h, gathered by the generated load_catalog.h and
+// probe_catalog.h). Parsing, validation, profiles
 // and the header record pick every row up from the table.
 
 #include "common/config.h"
@@ -8,6 +9,7 @@
 #include "common/external_load.h"
 #include "common/machine.h"
 #include "common/perf_events.h"
+#include "load_catalog.h"
 #include "probe_catalog.h"
 
 
@@ -32,10 +34,6 @@ bool whole_number_in(std::string_view text, long lo, long hi) {
     const std::optional<long> v = parse_integer<long>(text);
     return v && *v >= lo && *v <= hi;
 }
-// An item of a load's sweep list (tcp.clients, pipe.groups).
-std::string check_count(std::string_view text) {
-    return whole_number_in(text, 1, 1024) ? "" : "must be a count from 1 to 1024";
-}
 std::string check_nice(std::string_view text) {
     return whole_number_in(text, -20, 19) ? "" : "must be a nice level from -20 to 19";
 }
@@ -51,7 +49,8 @@ KeySpec external_key(KeySpec k) {
     return k;
 }
 
-// The rows that are no probe's: the run, the loads, the machine, the commands, perf.
+// The rows that are no load's or probe's own: the run, the loads' placement and limits, the
+// machine, the commands, perf, external loads.
 std::vector<KeySpec> general_keys() {
     return {
         checked_key(
@@ -71,44 +70,6 @@ std::vector<KeySpec> general_keys() {
         key("phases", Kind::list, "none", "phases to run, in order"),
         uint_key("workers", "0", 0, 100000,
                  "worker processes of the cpu, fork, thread and sleep loads; 0: one per CPU"),
-        uint_key("thread.threads", "32", 1, 100000,
-                 "thread load: threads per worker, created, held and ended together (batch), or the most "
-                 "alive at once (continuous)"),
-        enum_key("thread.mode", "batch", {"batch", "continuous"},
-                 "thread load: batch creates, holds and joins thread.threads at a time (stress-ng "
-                 "--pthread-max); continuous starts a new thread as soon as the oldest ends"),
-        checked_key(key("pipe.groups", Kind::list, "1",
-                        "pipe load: groups of senders and receivers; one phase per value"),
-                    check_count),
-        uint_key("pipe.fds", "20", 1, 256, "pipe load: senders, and as many receivers, per group"),
-        uint_key("pipe.msg_size", "100", 1, 65536, "pipe load: bytes per message"),
-        enum_key("pipe.mode", "pipe", {"pipe", "socket"},
-                 "pipe load: pipes or unix stream sockets"),
-        checked_key(key("tcp.clients", Kind::list, "1",
-                        "tcp load: client/server pairs over loopback; one phase per value: counts, cpus, "
-                        "K*cpus, cpus/K, and ... doubling up to the next item"),
-                    check_count_item),
-        uint_key("tcp.msg_size", "64", 1, 1 << 20,
-                 "tcp load: bytes per request and per response"),
-        uint_key("sleep.tasks", "1000", 1, 1000000,
-                 "sleep load: tasks that sleep and wake in a loop"),
-        seconds_key("sleep.interval", "0.1", 0.000001, 60,
-                    "sleep load: each task's sleep per loop"),
-        uint_key("sleep.random", "0", 0, 3600,
-                 "sleep load: N > 0: each sleep lasts a random whole number of seconds from 0 to N-1, "
-                 "as the RCU Tasks Trace seed's sleep(rand() % N), instead of sleep.interval"),
-        enum_key("sleep.mode", "thread", {"thread", "process"},
-                 "sleep load: the sleepers are threads of the workers, or processes of their own"),
-        enum_key("sleep.syscall", "none", {"none", "getppid", "getpgid", "getpid", "getuid", "gettid"},
-                 "sleep load: a system call each sleeper makes when it wakes (the RCU Tasks Trace seed's "
-                 "getpgid)"),
-        uint_key("cpu.load", "100", 1, 100,
-                 "cpu load: percent of each 10 ms slice a worker spins, sleeping the rest "
-                 "(stress-ng --cpu-load)"),
-        uint_key("mmap.size_kb", "1024", 4, 1 << 20,
-                 "mmap load: KiB each worker maps, touches page by page and unmaps per operation"),
-        enum_key("syscall.name", "getppid", {"getppid", "getpgid", "getpid", "getuid", "gettid"},
-                 "syscall load: the system call of the loop"),
         uint_key("machine.cpus", "0", 0, 1024,
                  "the CPUs of the machine the experiment is meant for: `initbench run` boots QEMU with "
                  "them; the init warns when it finds other (0: not said)"),
@@ -193,12 +154,15 @@ std::vector<KeySpec> general_keys() {
 
 } // namespace
 
-// The built-in loads' names, beside their keys above: the host, which checks that no
-// external load takes one (load.cpu=...), builds no load; LoadRegistry's test checks that
-// these are payload/registry.cpp's.
+// The built-in loads' names (the host, which checks that no external load takes one, builds
+// no load): each payload/X_load.h's.
 const std::vector<std::string_view>& builtin_load_names() {
-    static const std::vector<std::string_view> names = {"cpu", "fork",  "thread",  "pipe",
-                                                        "tcp", "sleep", "syscall", "mmap"};
+    static const std::vector<std::string_view> names = [] {
+        std::vector<std::string_view> out;
+        for (const LoadDecl* load : load_catalog::kDecls)
+            out.push_back(load->name);
+        return out;
+    }();
     return names;
 }
 
@@ -206,6 +170,9 @@ std::span<const KeySpec> config_keys() {
     // Function-local so that it is built on first use.
     static const std::vector<KeySpec> keys = [] {
         std::vector<KeySpec> rows = general_keys();
+        for (const LoadDecl* load : load_catalog::kDecls)
+            for (KeySpec& row : load->keys())
+                rows.push_back(std::move(row));
         for (const ProbeDecl* probe : probe_catalog::kDecls)
             for (KeySpec& row : probe->keys())
                 rows.push_back(std::move(row));

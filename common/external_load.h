@@ -13,8 +13,8 @@ namespace initbench {
 
 class Config;
 
-// The built-in loads' names: an external load may not take one (a unit test keeps this equal
-// to payload/registry.cpp; common/ cannot see the registry).
+// The built-in loads' names, each payload/X_load.h's (the generated load catalog): an
+// external load may not take one.
 const std::vector<std::string_view>& builtin_load_names();
 // Why NAME cannot name an external load: [a-z][a-z0-9_]{0,31}, not "none", not a built-in
 // load, not a key of its own (load.cpus, load.nice). Empty when it can.

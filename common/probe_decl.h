@@ -2,7 +2,7 @@
 // keys and its record's description. Each probe declares its own in bpf/X_probe.h (host
 // and guest build it, no libbpf); the key table (config_keys()) and the record
 // descriptions (record_types()) gather every declaration through the generated catalog
-// (cmake/ProbeCatalog.cmake), so that adding a probe adds no line to a central table.
+// (cmake/Catalog.cmake), so that adding a probe adds no line to a central table.
 #pragma once
 
 #include "common/config.h"

@@ -5,6 +5,7 @@
 // still does P % of a slice's work before it sleeps.
 #include "common/config.h"
 #include "payload/load.h"
+#include "payload/cpu_load.h"
 
 #include <cstdint>
 #include <ctime>
@@ -73,7 +74,7 @@ void cpu_configure(const Config& config, LoadParams& p) {
 } // namespace
 
 extern const LoadSpec cpu_load = {
-    .name = "cpu",
+    .name = cpu_declaration.name,
     .help = "spinning workers: xorshift arithmetic and random writes to 256 KiB each; cpu.load=P spins P % "
             "of each 10 ms slice",
     .op_unit = "4096 iterations",

@@ -1,6 +1,7 @@
 // fork: workers that fork a child which exits at once, and reap it — continuously. One
 // operation is one fork + exit + wait.
 #include "payload/load.h"
+#include "payload/fork_load.h"
 
 #include <cerrno>
 #include <sys/wait.h>
@@ -26,7 +27,7 @@ static uint64_t fork_tasks(const LoadParams& p) {
 }
 
 extern const LoadSpec fork_load = {
-    .name = "fork",
+    .name = fork_declaration.name,
     .help = "workers that fork a child which exits immediately, and reap it",
     .op_unit = "fork+exit+wait",
     .tasks = fork_tasks,

@@ -4,6 +4,7 @@
 // that a patch to mm/ moves. One operation is one map, touch and unmap.
 #include "common/config.h"
 #include "payload/load.h"
+#include "payload/mmap_load.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -47,7 +48,7 @@ void mmap_configure(const Config& config, LoadParams& p) {
 } // namespace
 
 extern const LoadSpec mmap_load = {
-    .name = "mmap",
+    .name = mmap_declaration.name,
     .help = "workers that map mmap.size_kb KiB of anonymous memory, write a byte to each page and unmap it",
     .op_unit = "map+touch+unmap",
     .bytes_per_op = mmap_bytes,

@@ -5,6 +5,7 @@
 #include "common/config.h"
 #include "sys/sys.h"
 #include "payload/load.h"
+#include "payload/pipe_load.h"
 
 #include <array>
 #include <sys/socket.h>
@@ -101,7 +102,7 @@ void pipe_configure(const Config& config, LoadParams& p) {
 } // namespace
 
 extern const LoadSpec pipe_load = {
-    .name = "pipe",
+    .name = pipe_declaration.name,
     .help = "hackbench-style groups: pipe.fds senders write messages to as many receivers",
     .op_unit = "message",
     .sweep = "pipe.groups",

@@ -4,6 +4,7 @@
 // forked them (each has its own task storage and mm). One operation is one wake-up.
 #include "common/config.h"
 #include "payload/load.h"
+#include "payload/sleep_load.h"
 
 #include <cmath>
 #include <new>
@@ -139,7 +140,7 @@ void sleep_configure(const Config& config, LoadParams& p) {
 } // namespace
 
 extern const LoadSpec sleep_load = {
-    .name = "sleep",
+    .name = sleep_declaration.name,
     .help = "sleep.tasks threads (or processes: sleep.mode) over the workers that sleep sleep.interval and "
             "wake, in a loop",
     .op_unit = "wake-up",

@@ -4,6 +4,7 @@
 // producer, whose fentry program churns task storage. One operation is 1024 calls.
 #include "common/config.h"
 #include "payload/load.h"
+#include "payload/syscall_load.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -54,7 +55,7 @@ void syscall_configure(const Config& config, LoadParams& p) {
 } // namespace
 
 extern const LoadSpec syscall_load = {
-    .name = "syscall",
+    .name = syscall_declaration.name,
     .help = "a tight loop of one system call per worker (syscall.name, getppid by default), for probe "
             "overhead per event",
     .op_unit = "1024 system calls",

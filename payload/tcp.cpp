@@ -5,6 +5,7 @@
 #include "common/config.h"
 #include "sys/sys.h"
 #include "payload/load.h"
+#include "payload/tcp_load.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -105,7 +106,7 @@ void tcp_configure(const Config& config, LoadParams& p) {
 } // namespace
 
 extern const LoadSpec tcp_load = {
-    .name = "tcp",
+    .name = tcp_declaration.name,
     .help = "tbench-style client/server pairs doing request/response over loopback TCP",
     .op_unit = "request+response",
     .sweep = "tcp.clients",

@@ -7,6 +7,7 @@
 // One operation is one thread created, ended and joined.
 #include "common/config.h"
 #include "payload/load.h"
+#include "payload/thread_load.h"
 
 #include <unistd.h>
 
@@ -97,7 +98,7 @@ void thread_configure(const Config& config, LoadParams& p) {
 } // namespace
 
 extern const LoadSpec thread_load = {
-    .name = "thread",
+    .name = thread_declaration.name,
     .help = "worker processes that create and end threads: thread.threads at once (batch), or at most "
             "that many alive (continuous)",
     .op_unit = "thread create+exit+join",

@@ -10,8 +10,8 @@ seconds=${1:-20}
 work=${2:-$(mktemp -d /tmp/initbench-fuzz.XXXXXX)}
 mkdir -p "$work"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I"$here" -I"$work")
-# common/ gathers every probe's declaration through a generated header.
-[[ -n ${FUZZ_BIN_DIR:-} ]] || cmake -DCATALOG="$work/probe_catalog.h" -P "$here/cmake/ProbeCatalog.cmake"
+# common/ gathers every load's and probe's declaration through generated headers.
+[[ -n ${FUZZ_BIN_DIR:-} ]] || cmake -DCATALOG_DIR="$work" -P "$here/cmake/Catalog.cmake"
 # The results reader and the console log parser are host code, each fuzzed on its own; the
 # parser reads LAVA's lines with libyaml.
 for target in config log results; do

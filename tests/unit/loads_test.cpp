@@ -4,10 +4,13 @@
 // placeholders, clients lists, metrics and keys, and a program run as a load's worker.
 #include "common/config.h"
 #include "common/external_load.h"
+#include "load_catalog.h"
 #include "payload/external.h"
 #include "payload/load_group.h"
 #include "payload/load.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 
@@ -523,12 +526,31 @@ TEST(ExternalLoad, HeaderShowsEveryFieldOfADefinedLoad) {
     EXPECT_EQ(c.family_names("load"), std::vector<std::string>{"x"});
 }
 
-// common/ keeps its own list of the built-in names: it must be the registry's.
-TEST(ExternalLoad, BuiltinNamesAreTheRegistrys) {
+// A load is its own files: every payload/X_load.h is in the registry (its X_load) and in
+// the host's view (the built-in names, the key table), in the same order, with no list by hand.
+TEST(LoadCatalog, GathersEveryLoadsOwnDeclaration) {
+    std::vector<std::string> headers;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(INITBENCH_SOURCE_DIR) + "/payload"))
+        if (entry.path().filename().string().ends_with("_load.h"))
+            headers.push_back(entry.path().filename().string());
+    std::sort(headers.begin(), headers.end());
+    ASSERT_GE(headers.size(), 8u);
+    ASSERT_EQ(load_registry().size(), headers.size());
     std::vector<std::string_view> names;
-    for (const LoadSpec* l : load_registry())
-        names.push_back(l->name);
-    EXPECT_EQ(names, builtin_load_names());
+    for (size_t i = 0; i < headers.size(); i++) {
+        const LoadSpec& load = *load_registry()[i];
+        EXPECT_EQ(std::string(load.name) + "_load.h", headers[i]);
+        names.push_back(load.name);
+        // Its keys are its own (NAME.*), and the key table has each.
+        for (const KeySpec& key : load_catalog::kDecls[i]->keys()) {
+            EXPECT_TRUE(key.name.starts_with(std::string(load.name) + ".")) << key.name;
+            EXPECT_NE(find_key(key.name), nullptr) << key.name;
+        }
+        if (!load.sweep.empty()) {
+            EXPECT_NE(find_key(load.sweep), nullptr) << load.sweep;
+        }
+    }
+    EXPECT_EQ(names, builtin_load_names()); // what the host refuses as an external load's name
 }
 
 TEST(ExternalLoad, PhasesNameItAndItsSweepMakesPhases) {

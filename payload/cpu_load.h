@@ -1,0 +1,20 @@
+// The cpu load's declaration, which the host builds too: its name and its keys. Its worker,
+// its parameters and its LoadSpec are payload/cpu.cpp.
+#pragma once
+
+#include "common/load_decl.h"
+
+namespace initbench {
+
+inline std::vector<KeySpec> cpu_keys() {
+    using namespace key_rows;
+    return {
+        uint_key("cpu.load", "100", 1, 100,
+                 "cpu load: percent of each 10 ms slice a worker spins, sleeping the rest "
+                 "(stress-ng --cpu-load)"),
+    };
+}
+
+inline constexpr LoadDecl cpu_declaration = {"cpu", cpu_keys};
+
+} // namespace initbench

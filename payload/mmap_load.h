@@ -1,0 +1,19 @@
+// The mmap load's declaration, which the host builds too: its name and its keys. Its worker,
+// its parameters and its LoadSpec are payload/mmap.cpp.
+#pragma once
+
+#include "common/load_decl.h"
+
+namespace initbench {
+
+inline std::vector<KeySpec> mmap_keys() {
+    using namespace key_rows;
+    return {
+        uint_key("mmap.size_kb", "1024", 4, 1 << 20,
+                 "mmap load: KiB each worker maps, touches page by page and unmaps per operation"),
+    };
+}
+
+inline constexpr LoadDecl mmap_declaration = {"mmap", mmap_keys};
+
+} // namespace initbench

@@ -1,0 +1,19 @@
+// The syscall load's declaration, which the host builds too: its name and its keys. Its worker,
+// its parameters and its LoadSpec are payload/syscall.cpp.
+#pragma once
+
+#include "common/load_decl.h"
+
+namespace initbench {
+
+inline std::vector<KeySpec> syscall_keys() {
+    using namespace key_rows;
+    return {
+        enum_key("syscall.name", "getppid", {"getppid", "getpgid", "getpid", "getuid", "gettid"},
+                 "syscall load: the system call of the loop"),
+    };
+}
+
+inline constexpr LoadDecl syscall_declaration = {"syscall", syscall_keys};
+
+} // namespace initbench
