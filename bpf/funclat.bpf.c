@@ -14,6 +14,7 @@
 #include "bpf/funclat_calls.bpf.h"
 #include "bpf/function_hooks.bpf.h"
 #include "bpf/log2_slot.bpf.h"
+#include "bpf/one_slot_map.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -21,17 +22,7 @@ const volatile unsigned long long lin_min_ns = 0;
 const volatile unsigned long long lin_step_ns = 1000;
 const volatile unsigned int lin_buckets = 10;
 
-struct {
-    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-    __uint(max_entries, 1);
-    __type(key, __u32);
-    __type(value, struct funclat_hist);
-} hist SEC(".maps");
-
-static __always_inline struct funclat_hist *this_cpu_hist(void) {
-    __u32 zero = 0;
-    return bpf_map_lookup_elem(&hist, &zero);
-}
+ONE_SLOT_MAP(BPF_MAP_TYPE_PERCPU_ARRAY, hist, struct funclat_hist, this_cpu_hist)
 
 static __always_inline int on_entry(void) {
     __u32 tid = (__u32)bpf_get_current_pid_tgid();

@@ -8,6 +8,7 @@
 
 #include "bpf/function_hooks.bpf.h"
 #include "bpf/log2_slot.bpf.h"
+#include "bpf/one_slot_map.bpf.h"
 #include "bpf/span_probe.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -17,17 +18,7 @@ struct state {
     struct span_stats s;
 };
 
-struct {
-    __uint(type, BPF_MAP_TYPE_ARRAY);
-    __uint(max_entries, 1);
-    __type(key, __u32);
-    __type(value, struct state);
-} span SEC(".maps");
-
-static __always_inline struct state *get_state(void) {
-    __u32 zero = 0;
-    return bpf_map_lookup_elem(&span, &zero);
-}
+ONE_SLOT_MAP(BPF_MAP_TYPE_ARRAY, span, struct state, get_state)
 
 static __always_inline int on_from(void) {
     struct state *st = get_state();

@@ -9,6 +9,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "bpf/function_hooks.bpf.h"
+#include "bpf/one_slot_map.bpf.h"
 #include "bpf/task_storage_probe.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -24,18 +25,12 @@ struct {
     __type(value, __u64);
 } store SEC(".maps");
 
-struct {
-    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-    __uint(max_entries, 1);
-    __type(key, __u32);
-    __type(value, struct task_storage_counts);
-} counts SEC(".maps");
+ONE_SLOT_MAP(BPF_MAP_TYPE_PERCPU_ARRAY, counts, struct task_storage_counts, this_cpu_counts)
 
 /* Creates the task's storage and deletes it again: each create-delete pair frees storage
  * through RCU Tasks Trace. */
 static __always_inline int churn_task(struct task_struct *p) {
-    __u32 zero = 0;
-    struct task_storage_counts *c = bpf_map_lookup_elem(&counts, &zero);
+    struct task_storage_counts *c = this_cpu_counts();
     if (!c)
         return 0;
     __u64 *v = bpf_task_storage_get(&store, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);

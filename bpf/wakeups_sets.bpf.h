@@ -4,6 +4,7 @@
 #ifndef INITBENCH_WAKEUPS_SETS_BPF_H
 #define INITBENCH_WAKEUPS_SETS_BPF_H
 
+#include "bpf/one_slot_map.bpf.h"
 #include "bpf/wakeups_probe.h"
 
 #define KEY_SET(name, key_type)                                                                        \
@@ -18,12 +19,7 @@ KEY_SET(threads, __u32);
 KEY_SET(processes, __u32);
 KEY_SET(mms, __u64);
 
-struct {
-    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-    __uint(max_entries, 1);
-    __type(key, __u32);
-    __type(value, struct wakeup_counts);
-} counts SEC(".maps");
+ONE_SLOT_MAP(BPF_MAP_TYPE_PERCPU_ARRAY, counts, struct wakeup_counts, this_cpu_slot)
 
 static __always_inline void add(void *set, const void *key, struct wakeup_counts *c) {
     __u8 one = 1;
@@ -33,8 +29,7 @@ static __always_inline void add(void *set, const void *key, struct wakeup_counts
 }
 
 static __always_inline struct wakeup_counts *this_cpu_counts(void) {
-    __u32 zero = 0;
-    struct wakeup_counts *c = bpf_map_lookup_elem(&counts, &zero);
+    struct wakeup_counts *c = this_cpu_slot();
     if (c)
         c->wakeups++;
     return c;
