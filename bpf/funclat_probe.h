@@ -39,21 +39,18 @@ struct funclat_hist {
 
 namespace initbench {
 
-inline std::vector<KeySpec> funclat_keys() {
-    using namespace key_rows;
-    return {
-        key("funclat", Kind::list, "", "kernel functions whose latency is measured"),
-        checked_key(key("funclat.hist", Kind::string, "0:1000:50:us",
-                        "funclat's linear histogram MIN:MAX:STEP:UNIT (unit ns, us or ms)"),
-                    [](std::string_view text) {
-                        std::string why;
-                        parse_linear_hist(text, why);
-                        return why;
-                    }),
-        enum_key("funclat.subtract", "none", {"none", "preempt", "offcpu"},
-                 "take off each call's time preempted (preempt) or switched out (offcpu)"),
-    };
-}
+inline constexpr KeySpec funclat_keys[] = {
+    plain_key("funclat", Kind::list, "", "kernel functions whose latency is measured"),
+    checked_key(plain_key("funclat.hist", Kind::string, "0:1000:50:us",
+                          "funclat's linear histogram MIN:MAX:STEP:UNIT (unit ns, us or ms)"),
+                [](std::string_view text) {
+                    std::string why;
+                    parse_linear_hist(text, why);
+                    return why;
+                }),
+    enum_key("funclat.subtract", "none", "none|preempt|offcpu",
+             "take off each call's time preempted (preempt) or switched out (offcpu)"),
+};
 
 // Counts in a window of fixed length: for the calls of a function under a load, more is
 // faster. Latencies, misses and the time switched out: less is better.

@@ -17,10 +17,8 @@
 
 namespace initbench {
 
-inline std::vector<KeySpec> kthread_keys() {
-    using namespace key_rows;
-    return {key("kthread", Kind::list, "", "kernel threads whose CPU ticks are counted (NAME or PREFIX*)")};
-}
+inline constexpr KeySpec kthread_keys[] = {plain_key(
+    "kthread", Kind::list, "", "kernel threads whose CPU ticks are counted (NAME or PREFIX*)")};
 
 // Not clk_tck (a constant of the kernel's) nor a thread's pid (a name, not a measurement).
 inline constexpr MetricDecl kKthreadMetrics[] = {

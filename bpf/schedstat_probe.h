@@ -16,10 +16,8 @@
 
 namespace initbench {
 
-inline std::vector<KeySpec> schedstat_keys() {
-    using namespace key_rows;
-    return {key("schedstat", Kind::flag, "0", "per-phase deltas of /proc/schedstat")};
-}
+inline constexpr KeySpec schedstat_keys[] = {
+    plain_key("schedstat", Kind::flag, "0", "per-phase deltas of /proc/schedstat")};
 
 // /proc/schedstat version 15 (the kernel's Documentation/scheduler/sched-stats.rst), in
 // the order of its lines; "legacy_zero" is always 0 and never written.

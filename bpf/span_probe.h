@@ -25,21 +25,19 @@ struct span_stats {
 
 namespace initbench {
 
-inline std::vector<KeySpec> span_keys() {
-    using namespace key_rows;
-    return {
-        checked_key(key("span", Kind::string, "", "time from entering function FROM to entering TO: FROM:TO"),
-                    [](std::string_view text) -> std::string {
-                        const auto colon = text.find(':');
-                        if (text.empty())
-                            return "";
-                        if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size() ||
-                            text.find(':', colon + 1) != std::string_view::npos)
-                            return "expected FROM:TO, two kernel function names";
+inline constexpr KeySpec span_keys[] = {
+    checked_key(plain_key("span", Kind::string, "",
+                          "time from entering function FROM to entering TO: FROM:TO"),
+                [](std::string_view text) -> std::string {
+                    const auto colon = text.find(':');
+                    if (text.empty())
                         return "";
-                    }),
-    };
-}
+                    if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size() ||
+                        text.find(':', colon + 1) != std::string_view::npos)
+                        return "expected FROM:TO, two kernel function names";
+                    return "";
+                }),
+};
 
 inline constexpr MetricDecl kSpanMetrics[] = {
     {"count", "spans", "higher", "amean", true},

@@ -48,18 +48,15 @@ inline std::string check_hook(std::string_view text) {
     return is_function_name(text) ? "" : "must be a kernel function name, or syscall:NAME for a system call's entry";
 }
 
-inline std::vector<KeySpec> task_storage_keys() {
-    using namespace key_rows;
-    return {
-        key("task_storage_churn", Kind::flag, "0",
-            "create and delete BPF task storage on every wake-up of the sleep load's tasks"),
-        checked_key(key("task_storage_churn.on", Kind::string, "",
-                        "task_storage_churn on each call of this kernel function instead, on the "
-                        "calling task: FUNCTION, or syscall:NAME for that system call's entry on "
-                        "any architecture (syscall:getpgid); setting it turns the probe on"),
-                    check_hook),
-    };
-}
+inline constexpr KeySpec task_storage_keys[] = {
+    plain_key("task_storage_churn", Kind::flag, "0",
+              "create and delete BPF task storage on every wake-up of the sleep load's tasks"),
+    checked_key(plain_key("task_storage_churn.on", Kind::string, "",
+                          "task_storage_churn on each call of this kernel function instead, on the "
+                          "calling task: FUNCTION, or syscall:NAME for that system call's entry on "
+                          "any architecture (syscall:getpgid); setting it turns the probe on"),
+                check_hook),
+};
 
 inline constexpr MetricDecl kTaskStorageMetrics[] = {
     {"created", "task storages", "higher"},

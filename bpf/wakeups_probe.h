@@ -22,15 +22,13 @@ struct wakeup_counts {
 
 namespace initbench {
 
-inline std::vector<KeySpec> wakeups_keys() {
-    using namespace key_rows;
-    return {
-        key("wakeups", Kind::flag, "0", "count distinct threads, processes and mms woken"),
-        enum_key("wakeups.tasks", "all", {"all", "user"},
-                 "wakeups: every woken task, or only user tasks (with an mm) from fentry/try_to_wake_up "
-                 "as the mm_cid seed counted them"),
-    };
-}
+inline constexpr KeySpec wakeups_keys[] = {
+    plain_key("wakeups", Kind::flag, "0", "count distinct threads, processes and mms woken"),
+    enum_key(
+        "wakeups.tasks", "all", "all|user",
+        "wakeups: every woken task, or only user tasks (with an mm) from fentry/try_to_wake_up "
+        "as the mm_cid seed counted them"),
+};
 
 // The mm_cid experiment's figures: distinct tasks woken, and the wake-ups.
 inline constexpr MetricDecl kWakeupsMetrics[] = {

@@ -63,8 +63,14 @@ std::string parse_seconds(const KeySpec &spec, std::string_view text, ConfigValu
 }
 
 std::string parse_enum(const KeySpec &spec, std::string_view text, ConfigValue &out) {
-    if (std::find(spec.choices.begin(), spec.choices.end(), text) == spec.choices.end())
-        return "must be one of: " + join(spec.choices, ", ");
+    std::vector<std::string_view> choices;
+    for (size_t start = 0; start <= spec.choices.size();) {
+        const size_t bar = std::min(spec.choices.find('|', start), spec.choices.size());
+        choices.push_back(spec.choices.substr(start, bar - start));
+        start = bar + 1;
+    }
+    if (std::find(choices.begin(), choices.end(), text) == choices.end())
+        return "must be one of: " + join(choices, ", ");
     out = std::string(text);
     return "";
 }

@@ -26,7 +26,7 @@ struct KeySpec {
     std::string_view help;
     uint64_t umin = 0, umax = 0;           // Kind::uint
     double min = 0, max = 0;               // Kind::seconds
-    std::vector<std::string_view> choices; // Kind::enumeration
+    std::string_view choices;              // Kind::enumeration: the values, '|' between them
     // Extra check of a string or of each list item: why it is refused, empty if fine.
     std::string (*check)(std::string_view value) = nullptr;
     // A family's row has '*' for a NAME in its name (load.*.setup); this checks the NAME.

@@ -24,8 +24,6 @@ std::string check_profile_name(std::string_view name) {
 
 namespace {
 
-using namespace key_rows;
-
 std::string check_module_path(std::string_view text) {
     return text.starts_with('/') ? "" : "must be an absolute path in the image, like /payload/x.ko";
 }
@@ -44,113 +42,117 @@ std::string check_external_command(std::string_view text) {
     return check_placeholders(text);
 }
 // A row of the load.NAME family (an external load).
-KeySpec external_key(KeySpec k) {
+constexpr KeySpec external_key(KeySpec k) {
     k.name_check = check_external_load_name;
     return k;
 }
 
 // The rows that are no load's or probe's own: the run, the loads' placement and limits, the
 // machine, the commands, perf, external loads.
-std::vector<KeySpec> general_keys() {
-    return {
-        checked_key(
-            key("profile", Kind::string, "default", "profile applied under the command line"),
-            check_profile_name),
-        seconds_key("duration", "5", 0.05, 86400, "measured time per phase"),
-        seconds_key("warmup", "0", 0, 3600, "unmeasured time before each phase"),
-        seconds_key("rest", "0", 0, 3600,
-                    "idle, unmeasured time before each phase and its warm-up: no load runs"),
-        uint_key("rounds", "1", 1, 1000, "times every phase is repeated"),
-        seconds_key("timeout", "600", 1, 604800, "limit for the whole run; the init ends after it"),
-        enum_key("end", "poweroff", {"poweroff", "reboot", "halt", "shell"},
-                 "what the init does when done"),
-        enum_key("format", "json", {"json", "ktap", "lava"},
-                 "also print a KTAP or LAVA test-case summary after the end record"),
-        uint_key("loglevel", "1", 0, 8, "console loglevel during the run"),
-        key("phases", Kind::list, "none", "phases to run, in order"),
-        uint_key("workers", "0", 0, 100000,
-                 "worker processes of the cpu, fork, thread and sleep loads; 0: one per CPU"),
-        uint_key("machine.cpus", "0", 0, 1024,
-                 "the CPUs of the machine the experiment is meant for: `initbench run` boots QEMU with "
-                 "them; the init warns when it finds other (0: not said)"),
-        uint_key("machine.memory_mb", "0", 0, 1 << 20,
-                 "the memory of that machine in MiB: `initbench run` gives QEMU as much (0: not said)"),
-        checked_key(key("machine.topology", Kind::string, "",
-                        "SOCKETS:CORES:THREADS of that machine, for QEMU's -smp (the scheduler's LLC and "
-                        "SMT domains); must multiply to machine.cpus"),
-                    check_topology),
-        checked_key(key("load.cpus", Kind::string, "",
-                        "CPUs the loads run on (0, 2-3); default all"),
-                    check_cpu_list),
-        checked_key(key("load.nice", Kind::string, "0",
-                        "nice level of the loads' tasks, -20 to 19"),
-                    check_nice),
-        seconds_key("churn", "0", 0, 3600,
-                    "kill and respawn a load's tasks this often; 0: never"),
-        uint_key("limit.tasks", "20000", 1, 4194304,
-                 "most tasks a load may have at once (pids cgroup)"),
-        uint_key("limit.memory_mb", "0", 0, 1 << 24,
-                 "a load's memory limit in MiB (memory cgroup); 0: available less a reserve"),
-        enum_key("attach", "auto", {"auto", "fentry", "kprobe"},
-                 "function probes: fentry/fexit where possible, else kprobes; or force one"),
-        checked_key(key("perf", Kind::list, "",
-                        "perf counters: default (perf stat's set) and/or event names"),
-                    check_perf_item),
-        enum_key("perf.scope", "task", {"task", "system"},
-                 "task: the load's or command's tasks; system: every online CPU, per CPU"),
-        checked_key(key("cmd", Kind::string, "", "command run under the counters (no phases run)"),
-                    check_command),
-        checked_key(key("module", Kind::string, "",
-                        "kernel module (.ko path in the image) loaded and unloaded under the counters"),
-                    check_module_path),
-        key("module.params", Kind::string, "", "the module's parameters, as insmod takes them"),
-        checked_key(key("background", Kind::string, "",
-                        "payload command run alongside the phases (or commands), killed after them"),
-                    check_command),
-        key("background.ready", Kind::string, "",
-            "the phases wait until the background command's output holds this text"),
-        seconds_key("background.ready_timeout", "600", 1, 86400,
-                    "the longest wait for background.ready; then an error and no phases"),
-        enum_key("background.window_signal", "none", {"none", "USR1", "USR2", "HUP"},
-                 "mark each phase's window open and close in the background output and send "
-                 "this signal (bpftrace prints its maps on USR1)"),
-        key("background.record", Kind::flag, "0",
-            "a background record at the end: how the command ended, its output's last 64 KiB"),
-        uint_key("repeat", "1", 1, 100000, "runs of the command or module, each counted on its own"),
-        checked_key(key("pin", Kind::string, "", "CPUs the command or module load runs on (0, 2-3)"),
-                    check_cpu_list),
-        // External loads: load.NAME="PROGRAM ARGS" makes NAME a load that phases can name.
-        external_key(checked_key(key("load.*", Kind::string, "",
-                                     "an external load NAME: the program and its arguments, with "
-                                     "{duration}, {workers}, {clients} and {cpus} replaced"),
-                                 check_external_command)),
-        external_key(checked_key(key("load.*.setup", Kind::string, "",
-                                     "a program started before each of the load's phases (a server) "
-                                     "and killed after it"),
-                                 check_external_command)),
-        external_key(key("load.*.ready", Kind::string, "",
-                         "the phase waits until the setup's output holds this text")),
-        external_key(uint_key("load.*.ready_port", "0", 0, 65535,
-                              "the phase waits until a TCP socket listens on this port (for a setup "
-                              "whose output is buffered); 0: no wait")),
-        external_key(seconds_key("load.*.ready_timeout", "30", 0.1, 3600,
-                                 "the longest wait for load.NAME.ready or .ready_port; then an error "
-                                 "and the phase does not run")),
-        external_key(checked_key(key("load.*.clients", Kind::list, "",
-                                     "values of {clients}, one phase each: counts, cpus, K*cpus, "
-                                     "cpus/K, and ... to double up to the next"),
-                                 check_count_item)),
-        external_key(checked_key(key("load.*.metric", Kind::string, "",
-                                     "the phase's metric: a POSIX extended regular expression with one "
-                                     "capture group, its last match in the program's output"),
-                                 check_metric_regex)),
-        external_key(key("load.*.unit", Kind::string, "", "the metric's unit (MB/s, bogo-ops/s)")),
-        external_key(enum_key("load.*.better", "higher", {"higher", "lower"},
-                              "whether a higher or a lower metric is better")),
-        external_key(enum_key("load.*.agg", "hmean", {"hmean", "amean"},
-                              "how the metric is averaged over rounds and runs: hmean for rates")),
-    };
-}
+constexpr KeySpec kGeneralKeys[] = {
+    checked_key(
+        plain_key("profile", Kind::string, "default", "profile applied under the command line"),
+        check_profile_name),
+    seconds_key("duration", "5", 0.05, 86400, "measured time per phase"),
+    seconds_key("warmup", "0", 0, 3600, "unmeasured time before each phase"),
+    seconds_key("rest", "0", 0, 3600,
+                "idle, unmeasured time before each phase and its warm-up: no load runs"),
+    uint_key("rounds", "1", 1, 1000, "times every phase is repeated"),
+    seconds_key("timeout", "600", 1, 604800, "limit for the whole run; the init ends after it"),
+    enum_key("end", "poweroff", "poweroff|reboot|halt|shell", "what the init does when done"),
+    enum_key("format", "json", "json|ktap|lava",
+             "also print a KTAP or LAVA test-case summary after the end record"),
+    uint_key("loglevel", "1", 0, 8, "console loglevel during the run"),
+    plain_key("phases", Kind::list, "none", "phases to run, in order"),
+    uint_key("workers", "0", 0, 100000,
+             "worker processes of the cpu, fork, thread and sleep loads; 0: one per CPU"),
+    uint_key("machine.cpus", "0", 0, 1024,
+             "the CPUs of the machine the experiment is meant for: `initbench run` boots QEMU with "
+             "them; the init warns when it finds other (0: not said)"),
+    uint_key("machine.memory_mb", "0", 0, 1 << 20,
+             "the memory of that machine in MiB: `initbench run` gives QEMU as much (0: not said)"),
+    checked_key(
+        plain_key("machine.topology", Kind::string, "",
+                  "SOCKETS:CORES:THREADS of that machine, for QEMU's -smp (the scheduler's LLC and "
+                  "SMT domains); must multiply to machine.cpus"),
+        check_topology),
+    checked_key(
+        plain_key("load.cpus", Kind::string, "", "CPUs the loads run on (0, 2-3); default all"),
+        check_cpu_list),
+    checked_key(
+        plain_key("load.nice", Kind::string, "0", "nice level of the loads' tasks, -20 to 19"),
+        check_nice),
+    seconds_key("churn", "0", 0, 3600, "kill and respawn a load's tasks this often; 0: never"),
+    uint_key("limit.tasks", "20000", 1, 4194304,
+             "most tasks a load may have at once (pids cgroup)"),
+    uint_key("limit.memory_mb", "0", 0, 1 << 24,
+             "a load's memory limit in MiB (memory cgroup); 0: available less a reserve"),
+    enum_key("attach", "auto", "auto|fentry|kprobe",
+             "function probes: fentry/fexit where possible, else kprobes; or force one"),
+    checked_key(plain_key("perf", Kind::list, "",
+                          "perf counters: default (perf stat's set) and/or event names"),
+                check_perf_item),
+    enum_key("perf.scope", "task", "task|system",
+             "task: the load's or command's tasks; system: every online CPU, per CPU"),
+    checked_key(
+        plain_key("cmd", Kind::string, "", "command run under the counters (no phases run)"),
+        check_command),
+    checked_key(
+        plain_key("module", Kind::string, "",
+                  "kernel module (.ko path in the image) loaded and unloaded under the counters"),
+        check_module_path),
+    plain_key("module.params", Kind::string, "", "the module's parameters, as insmod takes them"),
+    checked_key(
+        plain_key("background", Kind::string, "",
+                  "payload command run alongside the phases (or commands), killed after them"),
+        check_command),
+    plain_key("background.ready", Kind::string, "",
+              "the phases wait until the background command's output holds this text"),
+    seconds_key("background.ready_timeout", "600", 1, 86400,
+                "the longest wait for background.ready; then an error and no phases"),
+    enum_key("background.window_signal", "none", "none|USR1|USR2|HUP",
+             "mark each phase's window open and close in the background output and send "
+             "this signal (bpftrace prints its maps on USR1)"),
+    plain_key("background.record", Kind::flag, "0",
+              "a background record at the end: how the command ended, its output's last 64 KiB"),
+    uint_key("repeat", "1", 1, 100000, "runs of the command or module, each counted on its own"),
+    checked_key(
+        plain_key("pin", Kind::string, "", "CPUs the command or module load runs on (0, 2-3)"),
+        check_cpu_list),
+    // External loads: load.NAME="PROGRAM ARGS" makes NAME a load that phases can name.
+    external_key(checked_key(plain_key("load.*", Kind::string, "",
+                                       "an external load NAME: the program and its arguments, with "
+                                       "{duration}, {workers}, {clients} and {cpus} replaced"),
+                             check_external_command)),
+    external_key(
+        checked_key(plain_key("load.*.setup", Kind::string, "",
+                              "a program started before each of the load's phases (a server) "
+                              "and killed after it"),
+                    check_external_command)),
+    external_key(plain_key("load.*.ready", Kind::string, "",
+                           "the phase waits until the setup's output holds this text")),
+    external_key(uint_key("load.*.ready_port", "0", 0, 65535,
+                          "the phase waits until a TCP socket listens on this port (for a setup "
+                          "whose output is buffered); 0: no wait")),
+    external_key(seconds_key("load.*.ready_timeout", "30", 0.1, 3600,
+                             "the longest wait for load.NAME.ready or .ready_port; then an error "
+                             "and the phase does not run")),
+    external_key(checked_key(plain_key("load.*.clients", Kind::list, "",
+                                       "values of {clients}, one phase each: counts, cpus, K*cpus, "
+                                       "cpus/K, and ... to double up to the next"),
+                             check_count_item)),
+    external_key(
+        checked_key(plain_key("load.*.metric", Kind::string, "",
+                              "the phase's metric: a POSIX extended regular expression with one "
+                              "capture group, its last match in the program's output"),
+                    check_metric_regex)),
+    external_key(
+        plain_key("load.*.unit", Kind::string, "", "the metric's unit (MB/s, bogo-ops/s)")),
+    external_key(enum_key("load.*.better", "higher", "higher|lower",
+                          "whether a higher or a lower metric is better")),
+    external_key(enum_key("load.*.agg", "hmean", "hmean|amean",
+                          "how the metric is averaged over rounds and runs: hmean for rates")),
+};
 
 } // namespace
 
@@ -169,13 +171,11 @@ const std::vector<std::string_view>& builtin_load_names() {
 std::span<const KeySpec> config_keys() {
     // Function-local so that it is built on first use.
     static const std::vector<KeySpec> keys = [] {
-        std::vector<KeySpec> rows = general_keys();
+        std::vector<KeySpec> rows(std::begin(kGeneralKeys), std::end(kGeneralKeys));
         for (const LoadDecl* load : load_catalog::kDecls)
-            for (KeySpec& row : load->keys())
-                rows.push_back(std::move(row));
+            rows.insert(rows.end(), load->keys.begin(), load->keys.end());
         for (const ProbeDecl* probe : probe_catalog::kDecls)
-            for (KeySpec& row : probe->keys())
-                rows.push_back(std::move(row));
+            rows.insert(rows.end(), probe->keys.begin(), probe->keys.end());
         return rows;
     }();
     return keys;

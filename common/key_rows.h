@@ -1,7 +1,8 @@
 // Makers of the key table's rows (common/config.h's KeySpec), one per kind: the general
-// table (common/config_keys.cpp) and each probe's declaration (bpf/X_probe.h) use them.
-// One maker per kind keeps the rows short (and designated initializers that skip members
-// would trip -Wmissing-field-initializers on g++ 12).
+// table (common/config_keys.cpp) and each load's and probe's declaration (payload/X_load.h,
+// bpf/X_probe.h) use them. They are constexpr, so that every table is data the compiler lays
+// out, not code that builds it at start-up. One maker per kind keeps the rows short (and
+// designated initializers that skip members would trip -Wmissing-field-initializers on g++ 12).
 #pragma once
 
 #include "common/config.h"
@@ -9,37 +10,39 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
-namespace initbench::key_rows {
+namespace initbench {
 
-inline KeySpec key(std::string_view name, Kind kind, std::string_view def, std::string_view help) {
+// A row of any kind without bounds or choices: a string, a list or a flag.
+constexpr KeySpec plain_key(std::string_view name, Kind kind, std::string_view def,
+                            std::string_view help) {
     KeySpec k;
     k.name = name, k.kind = kind, k.def = def, k.help = help;
     return k;
 }
-inline KeySpec uint_key(std::string_view name, std::string_view def, uint64_t min, uint64_t max,
-                        std::string_view help) {
-    KeySpec k = key(name, Kind::uint, def, help);
+constexpr KeySpec uint_key(std::string_view name, std::string_view def, uint64_t min, uint64_t max,
+                           std::string_view help) {
+    KeySpec k = plain_key(name, Kind::uint, def, help);
     k.umin = min, k.umax = max;
     return k;
 }
-inline KeySpec seconds_key(std::string_view name, std::string_view def, double min, double max,
-                           std::string_view help) {
-    KeySpec k = key(name, Kind::seconds, def, help);
+constexpr KeySpec seconds_key(std::string_view name, std::string_view def, double min, double max,
+                              std::string_view help) {
+    KeySpec k = plain_key(name, Kind::seconds, def, help);
     k.min = min, k.max = max;
     return k;
 }
-inline KeySpec enum_key(std::string_view name, std::string_view def,
-                        std::vector<std::string_view> choices, std::string_view help) {
-    KeySpec k = key(name, Kind::enumeration, def, help);
-    k.choices = std::move(choices);
+// `choices`: the values, '|' between them ("pipe|socket").
+constexpr KeySpec enum_key(std::string_view name, std::string_view def, std::string_view choices,
+                           std::string_view help) {
+    KeySpec k = plain_key(name, Kind::enumeration, def, help);
+    k.choices = choices;
     return k;
 }
 // A row whose value (or each list item) `check` also examines: why it is refused, or "".
-inline KeySpec checked_key(KeySpec k, std::string (*check)(std::string_view)) {
+constexpr KeySpec checked_key(KeySpec k, std::string (*check)(std::string_view)) {
     k.check = check;
     return k;
 }
 
-} // namespace initbench::key_rows
+} // namespace initbench

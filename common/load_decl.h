@@ -8,14 +8,14 @@
 #include "common/config.h"
 #include "common/key_rows.h"
 
+#include <span>
 #include <string_view>
-#include <vector>
 
 namespace initbench {
 
 struct LoadDecl {
     std::string_view name;
-    std::vector<KeySpec> (*keys)();
+    std::span<const KeySpec> keys;
 };
 
 } // namespace initbench

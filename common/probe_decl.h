@@ -9,15 +9,15 @@
 #include "common/key_rows.h"
 #include "common/record_description.h"
 
+#include <span>
 #include <string_view>
-#include <vector>
 
 namespace initbench {
 
 struct ProbeDecl {
     std::string_view name;
     const RecordType* record;
-    std::vector<KeySpec> (*keys)();
+    std::span<const KeySpec> keys;
 };
 
 } // namespace initbench

@@ -6,14 +6,11 @@
 
 namespace initbench {
 
-inline std::vector<KeySpec> cpu_keys() {
-    using namespace key_rows;
-    return {
-        uint_key("cpu.load", "100", 1, 100,
-                 "cpu load: percent of each 10 ms slice a worker spins, sleeping the rest "
-                 "(stress-ng --cpu-load)"),
-    };
-}
+inline constexpr KeySpec cpu_keys[] = {
+    uint_key("cpu.load", "100", 1, 100,
+             "cpu load: percent of each 10 ms slice a worker spins, sleeping the rest "
+             "(stress-ng --cpu-load)"),
+};
 
 inline constexpr LoadDecl cpu_declaration = {"cpu", cpu_keys};
 

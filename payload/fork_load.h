@@ -6,10 +6,6 @@
 
 namespace initbench {
 
-inline std::vector<KeySpec> fork_keys() {
-    return {}; // `workers` only
-}
-
-inline constexpr LoadDecl fork_declaration = {"fork", fork_keys};
+inline constexpr LoadDecl fork_declaration = {"fork", {}}; // no keys of its own: `workers` only
 
 } // namespace initbench

@@ -6,13 +6,10 @@
 
 namespace initbench {
 
-inline std::vector<KeySpec> mmap_keys() {
-    using namespace key_rows;
-    return {
-        uint_key("mmap.size_kb", "1024", 4, 1 << 20,
-                 "mmap load: KiB each worker maps, touches page by page and unmaps per operation"),
-    };
-}
+inline constexpr KeySpec mmap_keys[] = {
+    uint_key("mmap.size_kb", "1024", 4, 1 << 20,
+             "mmap load: KiB each worker maps, touches page by page and unmaps per operation"),
+};
 
 inline constexpr LoadDecl mmap_declaration = {"mmap", mmap_keys};
 

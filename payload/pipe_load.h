@@ -7,20 +7,17 @@
 
 namespace initbench {
 
-inline std::vector<KeySpec> pipe_keys() {
-    using namespace key_rows;
-    return {
-        checked_key(key("pipe.groups", Kind::list, "1",
-                        "pipe load: groups of senders and receivers; one phase per value"),
-                    [](std::string_view item) -> std::string {
-                        const auto n = parse_integer<unsigned>(item);
-                        return n && *n >= 1 && *n <= 1024 ? "" : "must be a count from 1 to 1024";
-                    }),
-        uint_key("pipe.fds", "20", 1, 256, "pipe load: senders, and as many receivers, per group"),
-        uint_key("pipe.msg_size", "100", 1, 65536, "pipe load: bytes per message"),
-        enum_key("pipe.mode", "pipe", {"pipe", "socket"}, "pipe load: pipes or unix stream sockets"),
-    };
-}
+inline constexpr KeySpec pipe_keys[] = {
+    checked_key(plain_key("pipe.groups", Kind::list, "1",
+                          "pipe load: groups of senders and receivers; one phase per value"),
+                [](std::string_view item) -> std::string {
+                    const auto n = parse_integer<unsigned>(item);
+                    return n && *n >= 1 && *n <= 1024 ? "" : "must be a count from 1 to 1024";
+                }),
+    uint_key("pipe.fds", "20", 1, 256, "pipe load: senders, and as many receivers, per group"),
+    uint_key("pipe.msg_size", "100", 1, 65536, "pipe load: bytes per message"),
+    enum_key("pipe.mode", "pipe", "pipe|socket", "pipe load: pipes or unix stream sockets"),
+};
 
 inline constexpr LoadDecl pipe_declaration = {"pipe", pipe_keys};
 

@@ -6,21 +6,19 @@
 
 namespace initbench {
 
-inline std::vector<KeySpec> sleep_keys() {
-    using namespace key_rows;
-    return {
-        uint_key("sleep.tasks", "1000", 1, 1000000, "sleep load: tasks that sleep and wake in a loop"),
-        seconds_key("sleep.interval", "0.1", 0.000001, 60, "sleep load: each task's sleep per loop"),
-        uint_key("sleep.random", "0", 0, 3600,
-                 "sleep load: N > 0: each sleep lasts a random whole number of seconds from 0 to N-1, "
-                 "as the RCU Tasks Trace seed's sleep(rand() % N), instead of sleep.interval"),
-        enum_key("sleep.mode", "thread", {"thread", "process"},
-                 "sleep load: the sleepers are threads of the workers, or processes of their own"),
-        enum_key("sleep.syscall", "none", {"none", "getppid", "getpgid", "getpid", "getuid", "gettid"},
-                 "sleep load: a system call each sleeper makes when it wakes (the RCU Tasks Trace seed's "
-                 "getpgid)"),
-    };
-}
+inline constexpr KeySpec sleep_keys[] = {
+    uint_key("sleep.tasks", "1000", 1, 1000000, "sleep load: tasks that sleep and wake in a loop"),
+    seconds_key("sleep.interval", "0.1", 0.000001, 60, "sleep load: each task's sleep per loop"),
+    uint_key("sleep.random", "0", 0, 3600,
+             "sleep load: N > 0: each sleep lasts a random whole number of seconds from 0 to N-1, "
+             "as the RCU Tasks Trace seed's sleep(rand() % N), instead of sleep.interval"),
+    enum_key("sleep.mode", "thread", "thread|process",
+             "sleep load: the sleepers are threads of the workers, or processes of their own"),
+    enum_key(
+        "sleep.syscall", "none", "none|getppid|getpgid|getpid|getuid|gettid",
+        "sleep load: a system call each sleeper makes when it wakes (the RCU Tasks Trace seed's "
+        "getpgid)"),
+};
 
 inline constexpr LoadDecl sleep_declaration = {"sleep", sleep_keys};
 

@@ -6,13 +6,10 @@
 
 namespace initbench {
 
-inline std::vector<KeySpec> syscall_keys() {
-    using namespace key_rows;
-    return {
-        enum_key("syscall.name", "getppid", {"getppid", "getpgid", "getpid", "getuid", "gettid"},
-                 "syscall load: the system call of the loop"),
-    };
-}
+inline constexpr KeySpec syscall_keys[] = {
+    enum_key("syscall.name", "getppid", "getppid|getpgid|getpid|getuid|gettid",
+             "syscall load: the system call of the loop"),
+};
 
 inline constexpr LoadDecl syscall_declaration = {"syscall", syscall_keys};
 

@@ -7,16 +7,14 @@
 
 namespace initbench {
 
-inline std::vector<KeySpec> tcp_keys() {
-    using namespace key_rows;
-    return {
-        checked_key(key("tcp.clients", Kind::list, "1",
-                        "tcp load: client/server pairs over loopback; one phase per value: counts, cpus, "
-                        "K*cpus, cpus/K, and ... doubling up to the next item"),
-                    check_count_item),
-        uint_key("tcp.msg_size", "64", 1, 1 << 20, "tcp load: bytes per request and per response"),
-    };
-}
+inline constexpr KeySpec tcp_keys[] = {
+    checked_key(
+        plain_key("tcp.clients", Kind::list, "1",
+                  "tcp load: client/server pairs over loopback; one phase per value: counts, cpus, "
+                  "K*cpus, cpus/K, and ... doubling up to the next item"),
+        check_count_item),
+    uint_key("tcp.msg_size", "64", 1, 1 << 20, "tcp load: bytes per request and per response"),
+};
 
 inline constexpr LoadDecl tcp_declaration = {"tcp", tcp_keys};
 

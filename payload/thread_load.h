@@ -6,17 +6,15 @@
 
 namespace initbench {
 
-inline std::vector<KeySpec> thread_keys() {
-    using namespace key_rows;
-    return {
-        uint_key("thread.threads", "32", 1, 100000,
-                 "thread load: threads per worker, created, held and ended together (batch), or the most "
-                 "alive at once (continuous)"),
-        enum_key("thread.mode", "batch", {"batch", "continuous"},
-                 "thread load: batch creates, holds and joins thread.threads at a time (stress-ng "
-                 "--pthread-max); continuous starts a new thread as soon as the oldest ends"),
-    };
-}
+inline constexpr KeySpec thread_keys[] = {
+    uint_key(
+        "thread.threads", "32", 1, 100000,
+        "thread load: threads per worker, created, held and ended together (batch), or the most "
+        "alive at once (continuous)"),
+    enum_key("thread.mode", "batch", "batch|continuous",
+             "thread load: batch creates, holds and joins thread.threads at a time (stress-ng "
+             "--pthread-max); continuous starts a new thread as soon as the oldest ends"),
+};
 
 inline constexpr LoadDecl thread_declaration = {"thread", thread_keys};
 

@@ -142,6 +142,35 @@ TEST(Config, BadEnum) {
     EXPECT_EQ(e.reason, "must be one of: poweroff, reboot, halt, shell");
 }
 
+// Every enumeration row: each of its choices is taken, its default is one of them, and
+// nothing else (not a choice's prefix, not two choices, not the empty text) is.
+TEST(Config, EnumTakesEachChoiceAndNothingElse) {
+    int rows = 0;
+    for (const KeySpec& spec : config_keys()) {
+        if (spec.kind != Kind::enumeration)
+            continue;
+        SCOPED_TRACE(std::string(spec.name));
+        rows++;
+        ConfigValue v;
+        bool default_is_a_choice = false;
+        for (std::string_view rest = spec.choices;;) {
+            const std::string_view choice = rest.substr(0, rest.find('|'));
+            ASSERT_FALSE(choice.empty());
+            EXPECT_EQ(parse_value(spec, choice, v), "");
+            EXPECT_EQ(std::get<std::string>(v), choice);
+            EXPECT_NE(parse_value(spec, choice.substr(0, choice.size() - 1), v), "");
+            default_is_a_choice |= choice == spec.def;
+            if (choice.size() == rest.size())
+                break;
+            rest.remove_prefix(choice.size() + 1);
+        }
+        EXPECT_TRUE(default_is_a_choice) << spec.def;
+        EXPECT_NE(parse_value(spec, spec.choices, v), ""); // "a|b" is no choice
+        EXPECT_TRUE(parse_value(spec, "", v).starts_with("must be one of: "));
+    }
+    EXPECT_GE(rows, 14); // the general table's, the loads' and the probes'
+}
+
 TEST(Config, EmptyMissingAndDuplicateValues) {
     EXPECT_EQ(only_error(parse("initbench.phases=")).reason, "empty value");
     EXPECT_TRUE(has(only_error(parse("initbench.duration")).reason, "missing value"));

@@ -542,7 +542,7 @@ TEST(LoadCatalog, GathersEveryLoadsOwnDeclaration) {
         EXPECT_EQ(std::string(load.name) + "_load.h", headers[i]);
         names.push_back(load.name);
         // Its keys are its own (NAME.*), and the key table has each.
-        for (const KeySpec& key : load_catalog::kDecls[i]->keys()) {
+        for (const KeySpec& key : load_catalog::kDecls[i]->keys) {
             EXPECT_TRUE(key.name.starts_with(std::string(load.name) + ".")) << key.name;
             EXPECT_NE(find_key(key.name), nullptr) << key.name;
         }

@@ -43,7 +43,7 @@ TEST(ProbeCatalog, GathersEveryProbesOwnDeclaration) {
         const RecordType* found = find_record_type("probe", probe->name);
         ASSERT_NE(found, nullptr);
         EXPECT_EQ(found->metrics.data(), probe->record->metrics.data()); // the probe's own table
-        const std::vector<KeySpec> keys = probe->keys();
+        const std::span<const KeySpec> keys = probe->keys;
         ASSERT_FALSE(keys.empty());
         for (const KeySpec& key : keys) {
             const KeySpec* row = find_key(key.name);
