@@ -37,7 +37,7 @@ unsigned subtract_code(const std::string& subtract) {
                                    : FUNCLAT_SUBTRACT_NONE;
 }
 
-class Funclat final : public Probe {
+class Funclat final : public PerCpuProbe<funclat_hist> {
 public:
     Funclat(std::string function, const FunclatOptions& options)
         : fn_(std::move(function)), lin_(options.lin), options_(options) {
@@ -48,7 +48,6 @@ public:
     }
 
     std::string name() const override { return "funclat"; }
-    bool supported() const override { return skel_ != nullptr; }
 
     nlohmann::json describe() const override {
         nlohmann::json d{{"probe", "funclat"}, {"function", fn_}, {"subtract", options_.subtract}};
@@ -58,36 +57,10 @@ public:
         return d;
     }
 
-    void phase_begin() override {
-        // Zero every CPU's histogram so that min/max are the phase's own.
-        if (skel_)
-            zero_error_ = zero_per_cpu_why<funclat_hist>(skel_->maps.hist);
-    }
-
-    // Snapshot when the window closes: stopping the load must not add to the phase.
-    void window_end() override {
-        snapshot_error_ = zero_error_;
-        per_cpu_.clear();
-        if (!skel_ || !snapshot_error_.empty())
-            return;
-        if (auto read = read_per_cpu<funclat_hist>(skel_->maps.hist))
-            per_cpu_ = std::move(read.value());
-        else
-            snapshot_error_ = read.error().message();
-    }
-
-    nlohmann::json phase_end() override {
-        nlohmann::json r = describe();
-        if (!skel_)
-            return r;
-        if (!snapshot_error_.empty()) {
-            r["error"] = snapshot_error_;
-            return r;
-        }
-        return merge(per_cpu_, std::move(r));
-    }
-
 private:
+    // Every CPU's histogram, zeroed when the window opens so that min and max are the phase's own.
+    const bpf_map* counts_map() const override { return skel_ ? skel_->maps.hist : nullptr; }
+
     void attach() {
         // Switched-out time comes from the BTF-typed sched_switch (it knows preemptions) or,
         // on a kernel without BTF, from the classic tracepoint.
@@ -165,7 +138,7 @@ private:
         return true;
     }
 
-    nlohmann::json merge(const std::vector<funclat_hist>& per_cpu, nlohmann::json r) const {
+    nlohmann::json record(const std::vector<funclat_hist>& per_cpu, nlohmann::json r) const override {
         funclat_hist t{};
         bool any = false;
         for (const auto& h : per_cpu) {
@@ -246,9 +219,6 @@ private:
     unsigned lin_buckets_ = 1;
     Mechanism mech_ = Mechanism::fentry;
     std::string reason_;
-    std::vector<funclat_hist> per_cpu_;
-    std::string zero_error_;
-    std::string snapshot_error_;
     bool btf_switch_ = false;
     Skel skel_;
     SwitchSkel switch_skel_; // after skel_: destroyed first

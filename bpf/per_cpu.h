@@ -2,11 +2,14 @@
 // zero it when a phase begins and sum it when the window ends.
 #pragma once
 
+#include "bpf/probe.h"
 #include "common/result.h"
 
 #include <algorithm>
 #include <bpf/libbpf.h>
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 namespace initbench {
@@ -38,5 +41,73 @@ Result<std::vector<T>> read_per_cpu(const bpf_map* map) {
         return Error{"reading the per-CPU counts", -err};
     return per_cpu;
 }
+
+// A probe's per-CPU counts over a phase's window: zeroed when it opens (phase_begin), read
+// when it closes (window_end), so that stopping the load adds nothing. error() says why the
+// window has no counts (they could not be zeroed or read), "" when per_cpu() holds them.
+template <typename T>
+class PerCpuWindow {
+public:
+    void open(const bpf_map* map) {
+        map_ = map;
+        zero_error_ = zero_per_cpu_why<T>(map);
+    }
+    void close() {
+        per_cpu_.clear();
+        error_ = map_ ? zero_error_ : "the window was never opened";
+        if (!error_.empty())
+            return;
+        if (auto read = read_per_cpu<T>(map_))
+            per_cpu_ = std::move(read.value());
+        else
+            error_ = read.error().message();
+    }
+    const std::string& error() const { return error_; }
+    const std::vector<T>& per_cpu() const { return per_cpu_; }
+
+private:
+    const bpf_map* map_ = nullptr;
+    std::string zero_error_, error_;
+    std::vector<T> per_cpu_;
+};
+
+// A probe whose numbers are one per-CPU map over each phase's window (funclat, softirq): it
+// opens the window at phase_begin, closes it at window_end, and at phase_end writes its
+// record from the CPUs' values, or the error that kept them from it.
+template <typename T>
+class PerCpuProbe : public Probe {
+public:
+    bool supported() const override { return counts_map() != nullptr; }
+
+    void phase_begin() override {
+        if (supported())
+            window_.open(counts_map());
+    }
+
+    void window_end() override {
+        if (supported())
+            window_.close();
+    }
+
+    nlohmann::json phase_end() override {
+        nlohmann::json r = describe();
+        if (!supported())
+            return r;
+        if (!window_.error().empty()) {
+            r["error"] = window_.error(); // counts that could not be zeroed or read: none
+            return r;
+        }
+        return record(window_.per_cpu(), std::move(r));
+    }
+
+protected:
+    // The map of counts (key 0, one T per CPU), or null when the probe did not attach.
+    virtual const bpf_map* counts_map() const = 0;
+    // The record: `r` (describe()'s fields) with the window's numbers from every CPU's T.
+    virtual nlohmann::json record(const std::vector<T>& per_cpu, nlohmann::json r) const = 0;
+
+private:
+    PerCpuWindow<T> window_;
+};
 
 } // namespace initbench

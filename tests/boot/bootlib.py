@@ -90,6 +90,17 @@ def _probe(r, name):
     return found[0] if found else None
 
 
+def assert_tcp_runs_net_rx(test, r):
+    """Loopback TCP goes through the receive softirq: the softirq probe saw net_rx run in
+    every tcp phase (the probe needs no BTF, so on every kernel with tracepoints)."""
+    tcp = [p for p in r.records("probe") if p.get("probe") == "softirq" and p["phase"].startswith("tcp")]
+    test.assertTrue(tcp, "no softirq record of a tcp phase")
+    for s in tcp:
+        test.assertTrue(s["supported"], s.get("reason"))
+        net_rx = [v["count"] for v in s["vectors"] if v["vector"] == "net_rx"]
+        test.assertTrue(net_rx and net_rx[0] > 0, f"{s['phase']}: {s['vectors']}")
+
+
 def _load_phases(r):
     return [p for p in r.records("phase") if "load" in p]
 
@@ -155,7 +166,7 @@ def _observe_supported(r, name):
 
 
 def _observe_bpf(r):
-    seen = [p for p in r.records("probe") if p.get("probe") in ("funclat", "wakeups", "task_storage_churn", "span")]
+    seen = [p for p in r.records("probe") if p.get("probe") in ("funclat", "wakeups", "task_storage_churn", "span", "softirq")]
     if not seen:
         return None
     return "works" if any(p.get("supported") for p in seen) else "unsupported"
@@ -229,6 +240,7 @@ KCONFIG_OBSERVERS = {
     "wakeups-btf": lambda r: _observe_wakeups(r, True),
     "wakeups-tracepoint": lambda r: _observe_wakeups(r, False),
     "task-storage": lambda r: _observe_supported(r, "task_storage_churn"),
+    "softirq": lambda r: _observe_supported(r, "softirq"),
     "schedstat": lambda r: _observe_supported(r, "schedstat"),
     "perf-counters": lambda r: _observe_supported(r, "perf"),
     "kthread": _observe_kthread,

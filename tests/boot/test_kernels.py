@@ -9,7 +9,7 @@ import bootlib
 
 # Every probe and a tcp phase, so that each row of kconfig/features.tsv is seen by the boot
 # and checked against `initbench kconfig check` on the package's own config.
-PROBES = ["initbench.duration=1", "initbench.wakeups=1", "initbench.schedstat=1",
+PROBES = ["initbench.duration=1", "initbench.wakeups=1", "initbench.softirq=1", "initbench.schedstat=1",
           "initbench.funclat.subtract=offcpu", "initbench.task_storage_churn=1", "initbench.kthread=kthreadd",
           "initbench.perf=task-clock", "initbench.phases=none,fork,tcp"]
 
@@ -40,6 +40,7 @@ class KernelMatrix(unittest.TestCase):
         # Debian ships the kernel's config next to it: its prediction must match the boot.
         config = next(Path(path).parent.glob("config-*"))
         bootlib.check_kconfig_prediction(self, config, r)
+        bootlib.assert_tcp_runs_net_rx(self, r)
         return r, funclat
 
     def test_generic_amd64(self):

@@ -21,6 +21,25 @@ def fork_ops(r):
     return phase_record(r, "fork")["ops"]
 
 
+def assert_softirq_adds_up(test, s, cpus):
+    """A softirq record's totals are its vectors' and its histogram's, and its figures are in
+    order; a wait is counted at a run's entry, its run at the exit, so up to a run per CPU
+    is still under way when the window closes."""
+    test.assertEqual(s["count"], sum(v["count"] for v in s["vectors"]))
+    test.assertEqual(s["time"], sum(v["time"] for v in s["vectors"]))
+    test.assertEqual(s["count"], sum(c for _, c in s["log2"]))
+    test.assertLessEqual(s["wait"]["count"], s["count"] + cpus)
+    if s["count"]:
+        test.assertAlmostEqual(s["avg"] * s["count"], s["time"], delta=1)
+        test.assertEqual(s["max"], max(v["max"] for v in s["vectors"]))
+        p = s["percentiles"]
+        test.assertLessEqual(p["p50"], p["p90"])
+        test.assertLessEqual(p["p90"], p["p99"])
+        test.assertLessEqual(p["p99"], s["max"])
+    if s["wait"]["count"]:
+        test.assertLessEqual(s["wait"]["avg"], s["wait"]["max"])
+
+
 class Probes(unittest.TestCase):
     """One boot with every probe on: each reports real counts for the fork phase; the RCU
     seed's task-storage churn on getpgid in a syscall phase; wake-ups of user tasks only, as
@@ -33,7 +52,7 @@ class Probes(unittest.TestCase):
                             "initbench.span=kernel_clone:wake_up_new_task", "initbench.wakeups=1",
                             "initbench.wakeups.tasks=user", "initbench.schedstat=1",
                             "initbench.kthread=rcu_preempt,kworker/*", "initbench.syscall.name=getpgid",
-                            "initbench.task_storage_churn.on=syscall:getpgid")
+                            "initbench.task_storage_churn.on=syscall:getpgid", "initbench.softirq=1")
 
     def test_run_complete(self):
         self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr)
@@ -95,6 +114,25 @@ class Probes(unittest.TestCase):
         # One op is 1024 calls; the window's edges fall inside a block.
         calls = phase_record(self.r, "syscall")["ops"] * 1024
         self.assertAlmostEqual(t["created"], calls, delta=max(3 * 1024, calls * 0.01))
+
+    def test_softirq_runs_add_up(self):
+        vectors = {"hi", "timer", "net_tx", "net_rx", "block", "irq_poll", "tasklet", "sched", "hrtimer", "rcu"}
+        cpus = self.r.one("header")["kernel"]["cpus_online"]
+        for phase in ("none", "fork", "syscall"):
+            with self.subTest(phase=phase):
+                s = probe(self.r, "softirq", phase)
+                self.assertTrue(s["supported"], s.get("reason"))
+                self.assertEqual(s["mechanism"], "raw_tp/softirq_entry")
+                assert_softirq_adds_up(self, s, cpus)
+                self.assertLessEqual({v["vector"] for v in s["vectors"]}, vectors)
+        # Forked processes exit, and their freeing waits for RCU: the fork phase runs softirqs.
+        fork = probe(self.r, "softirq", "fork")
+        self.assertGreater(fork["count"], 0)
+        self.assertGreater(fork["wait"]["count"], 0)
+        self.assertEqual(fork["metrics"]["count"]["value"], fork["count"])
+        self.assertEqual(fork["metrics"]["wait.avg"]["value"], fork["wait"]["avg"])
+        for v in fork["vectors"]:
+            self.assertEqual(fork["metrics"][f"vectors.{v['vector']}.count"]["value"], v["count"])
 
     def test_schedstat_deltas(self):
         s = probe(self.r, "schedstat", "fork")

@@ -23,9 +23,10 @@ def tiny_kernel(variant):
     return p.stdout.strip()
 
 
-# Every probe, a tcp phase and sleepers (whose wake-ups the task storage churn counts): each
-# row of kconfig/features.tsv is checked against the boot.
-PARAMS = ["initbench.duration=1", "initbench.wakeups=1", "initbench.funclat.subtract=offcpu",
+# Every probe, a tcp phase (whose loopback traffic runs the net_rx softirq) and sleepers (whose
+# wake-ups the task storage churn counts): each row of kconfig/features.tsv is checked against
+# the boot.
+PARAMS = ["initbench.duration=1", "initbench.wakeups=1", "initbench.softirq=1", "initbench.funclat.subtract=offcpu",
           "initbench.task_storage_churn=1", "initbench.schedstat=1", "initbench.kthread=kthreadd",
           "initbench.perf=task-clock", "initbench.phases=none,fork,tcp,sleep", "initbench.sleep.tasks=20",
           "initbench.sleep.interval=0.02"]
@@ -38,6 +39,7 @@ def boot_and_check_kconfig(test, variant):
     r = bootlib.run(*PARAMS, kernel_path=kernel)
     test.assertEqual(r.code, 0, r.stdout + r.stderr)
     bootlib.check_kconfig_prediction(test, Path(kernel).parent / "config", r)
+    bootlib.assert_tcp_runs_net_rx(test, r)
     return r
 
 
