@@ -7,6 +7,7 @@
 #include "bpf/span_samples.h"
 #include "span.skel.h"
 #include "common/config.h"
+#include "common/result.h"
 #include "common/record_types.h"
 
 #include <bpf/libbpf.h>
@@ -49,7 +50,9 @@ public:
             return;
         State zero{};
         uint32_t key = 0;
-        bpf_map__update_elem(skel_->maps.span, &key, sizeof key, &zero, sizeof zero, BPF_ANY);
+        // Statistics that were not zeroed would add the last phase's spans to this one's.
+        const int err = bpf_map__update_elem(skel_->maps.span, &key, sizeof key, &zero, sizeof zero, BPF_ANY);
+        window_error_ = err ? Error{"zeroing the span statistics", -err}.message() : "";
         samples_.clear();
         last_sample_ = {};
     }
@@ -65,18 +68,19 @@ public:
 
     void window_end() override {
         snap_ = {};
-        ok_ = false;
         uint32_t key = 0;
-        if (skel_)
-            ok_ = bpf_map__lookup_elem(skel_->maps.span, &key, sizeof key, &snap_, sizeof snap_, 0) == 0;
+        if (!skel_ || !window_error_.empty())
+            return;
+        if (int err = bpf_map__lookup_elem(skel_->maps.span, &key, sizeof key, &snap_, sizeof snap_, 0))
+            window_error_ = Error{"reading the span statistics", -err}.message();
     }
 
     nlohmann::json phase_end() override {
         nlohmann::json r = describe();
         if (!skel_)
             return r;
-        if (!ok_) {
-            r["error"] = "reading the span statistics failed";
+        if (!window_error_.empty()) {
+            r["error"] = window_error_; // statistics that could not be zeroed or read: none
             return r;
         }
         const span_stats& s = snap_.s;
@@ -143,7 +147,7 @@ private:
     Mechanism mech_ = Mechanism::fentry;
     std::string reason_;
     State snap_{};
-    bool ok_ = false;
+    std::string window_error_; // why the window has no statistics, "" when it has
     span_stats last_sample_{};
     SpanSamples samples_;
     std::unique_ptr<span_bpf, SkelDeleter> skel_;

@@ -4,6 +4,7 @@
 #include "common/text.h"
 #include "host/compare.h"
 #include "host/compare_render.h"
+#include "host/subcommand.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -163,16 +164,7 @@ void add_compare_command(CLI::App& app) {
         ->allow_extra_args(false);
     cmd->add_flag("--details", cli->details, "Also print min, max, samples and p-values");
     cmd->add_flag("--force", cli->force, "Compare different experiments (never different clocks)");
-    cmd->callback([cli] {
-        int rc = kCompareRefused;
-        try {
-            rc = run_compare(*cli);
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "initbench compare: %s\n", e.what());
-        }
-        if (rc != kCompareOk)
-            throw CLI::RuntimeError(rc);
-    });
+    cmd->callback([cli] { run_subcommand("compare", kCompareRefused, [&] { return run_compare(*cli); }); });
 }
 
 } // namespace initbench

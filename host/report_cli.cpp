@@ -3,6 +3,7 @@
 
 #include "host/report.h"
 #include "host/report_html.h"
+#include "host/subcommand.h"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -70,16 +71,7 @@ void add_report_command(CLI::App& app) {
     cmd->add_option("--labels", cli->labels, "Names of the sides, comma-separated")
         ->delimiter(',')
         ->allow_extra_args(false);
-    cmd->callback([cli] {
-        int rc = kReportUsage;
-        try {
-            rc = run_report(*cli);
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "initbench report: %s\n", e.what());
-        }
-        if (rc != kReportOk)
-            throw CLI::RuntimeError(rc);
-    });
+    cmd->callback([cli] { run_subcommand("report", kReportUsage, [&] { return run_report(*cli); }); });
 }
 
 } // namespace initbench
