@@ -2,6 +2,7 @@
 # as the INTERFACE target bpf_STEM whose include dir holds the skeleton.
 find_program(BPFTOOL bpftool PATHS /usr/sbin /usr/local/sbin REQUIRED)
 find_program(BPF_CLANG clang-14 REQUIRED)
+find_program(BPF_STRIP llvm-strip-14 REQUIRED)
 
 # __TARGET_ARCH_* selects bpf_tracing.h's pt_regs layout for kprobes.
 if(CMAKE_SYSTEM_PROCESSOR STREQUAL "aarch64")
@@ -22,6 +23,9 @@ function(initbench_bpf_object stem)
             -ffile-prefix-map=${CMAKE_SOURCE_DIR}=. -ffile-prefix-map=${CMAKE_BINARY_DIR}=build
             -I${CMAKE_BINARY_DIR}/musl-overlay-include -I${CMAKE_SOURCE_DIR}
             -MD -MF ${obj}.d -c ${src} -o ${obj}
+    # -g gives the compiler what it makes BTF from; libbpf reads the BTF (.BTF, .BTF.ext) and
+    # never the DWARF, which would be half of each object the init embeds.
+    COMMAND ${BPF_STRIP} -g ${obj}
     DEPENDS ${src}
     DEPFILE ${obj}.d
     COMMENT "BPF ${stem}.bpf.c"
