@@ -14,6 +14,7 @@ ready text never comes.
 MmCidWithStressNg: scripts/mm-cid-stress-ng-image.sh's image, the mm_cid profile with the
 seed's stress-ng commands, in one boot."""
 import json
+import re
 import shutil
 import subprocess
 import tempfile
@@ -255,11 +256,16 @@ class MmCidWithStressNg(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_the_seeds_stressors_as_the_phases(self):
-        self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr + self.r.log[-3000:])
         self.assertEqual(list(self.phases), ["none", "stress_cpu", "stress_fork", "stress_pthread"])
         commands = {"stress_cpu": "stress-ng --cpu 2 --cpu-load 80 -t 3 --metrics-brief",
                     "stress_fork": "stress-ng --fork 2 -t 3 --metrics-brief",
                     "stress_pthread": "stress-ng --pthread 2 --pthread-max 4 -t 3 --metrics-brief"}
+        pthread = self.phases["stress_pthread"]["program"]
+        if pthread["exit"] != 0:
+            self.assert_stress_ng_pthread_bug_reported()
+            del commands["stress_pthread"]
+        else:
+            self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr + self.r.log[-3000:])
         for name, command in commands.items():
             p = self.phases[name]
             self.assertEqual(p["program"]["command"], command)
@@ -270,6 +276,27 @@ class MmCidWithStressNg(unittest.TestCase):
             self.assertIn(f"{m['value']:.2f}", p["program"]["output_tail"])
             self.assertGreater(p["cpu"]["user_s"] + p["cpu"]["sys_s"], 0)
             self.assertEqual(p["tasks"]["leftover"], 0)
+
+    def assert_stress_ng_pthread_bug_reported(self):
+        """Debian 12's stress-ng (0.15.06) leaves the thread it created as its time ran out
+        unjoined; that thread can crash the stressor as it exits (SIGSEGV, fixed in stress-ng
+        0.21.00), and stress-ng then exits 2, "unsuccessful run", after a full window: a few
+        runs in a hundred under TCG. initbench must report that as the phase's error and keep
+        the metric out; the other phases must be whole."""
+        p = self.phases["stress_pthread"]
+        tail = p["program"]["output_tail"]
+        self.assertEqual(p["program"]["exit"], 2, tail)
+        self.assertIn("unsuccessful run completed", tail)
+        row = re.search(r"pthread +([0-9]+) +([0-9.]+) ", tail)  # bogo ops, real time
+        self.assertTrue(row, tail)
+        self.assertGreater(int(row.group(1)), 0, tail)
+        self.assertGreater(float(row.group(2)), 2.5, tail)  # it ran its 3 s
+        self.assertNotIn("result", p["metrics"])
+        errors = self.r.records("error")
+        self.assertEqual([(e["what"], e["key"]) for e in errors],
+                         [("phase stress_pthread", "load.stress_pthread")])
+        self.assertIn("exited with status 2", errors[0]["reason"])
+        self.assertEqual(self.r.code, 1, self.r.stderr)
 
     def test_the_profiles_probes_beside_them(self):
         warnings = [w["reason"] for w in self.r.records("warning") if w.get("what") == "machine"]
