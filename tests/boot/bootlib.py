@@ -48,9 +48,9 @@ class Run:
         return found[0]
 
 
-def run(*params, extra_args=(), timeout=300, workdir=None, kernel_path=None, arch="x86_64") -> Run:
+def run(*params, extra_args=(), timeout=300, workdir=None, kernel_path=None, arch="x86_64", image=None) -> Run:
     """`initbench run` with kernel parameters; returns exit code, results and console log."""
-    image = IMAGE_AARCH64 if arch == "aarch64" else IMAGE
+    image = image or (IMAGE_AARCH64 if arch == "aarch64" else IMAGE)
     with tempfile.TemporaryDirectory(prefix="initbench-test-") as tmp:
         out, log = Path(tmp) / "results.json", Path(tmp) / "console.log"
         accel = [] if "--accel" in extra_args else ["--accel", "tcg"]
@@ -63,6 +63,11 @@ def run(*params, extra_args=(), timeout=300, workdir=None, kernel_path=None, arc
         if workdir is not None:
             (Path(workdir) / "console.log").write_text(text)
         return Run(p.returncode, doc, text, p.stdout, p.stderr)
+
+
+def run_image(image, *params, **kwargs) -> Run:
+    """run() with another image: a packed one, or one a script built."""
+    return run(*params, image=str(image), **kwargs)
 
 
 def parse(log_path, *extra):

@@ -8,7 +8,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from test_faults import pack, run_image
+import bootlib
+from test_faults import pack
 
 # Answers SIGUSR1 with a line (when its short sleep ends), and is ready only after a second.
 TRACER = """trap 'echo answer' USR1
@@ -36,11 +37,11 @@ class BackgroundTracer(unittest.TestCase):
         ok_dir.mkdir()
         fail_dir.mkdir()
         image = pack(ok_dir, {"/payload/bg/tracer.sh": TRACER}, EXPERIMENT)
-        cls.r = run_image(image, extra_args=["--timeout", "240"], workdir=ok_dir)
+        cls.r = bootlib.run_image(image, extra_args=["--timeout", "240"], workdir=ok_dir)
         image = pack(fail_dir, {"/payload/bg/fail.sh": "echo cannot attach\nexit 3\n"},
                      "phases = none\nduration = 1\nbackground = sh /payload/bg/fail.sh\n"
                      "background.ready = tracer-ready\nbackground.record = 1\n")
-        cls.fail = run_image(image, extra_args=["--timeout", "240"], workdir=fail_dir)
+        cls.fail = bootlib.run_image(image, extra_args=["--timeout", "240"], workdir=fail_dir)
 
     @classmethod
     def tearDownClass(cls):

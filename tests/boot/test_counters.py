@@ -18,16 +18,6 @@ from test_boot import assert_clean_end
 MODULE_BUILD = bootlib.SOURCE / "tests/module/build.sh"
 
 
-def run_image(image, *params, extra_args=()):
-    """bootlib.run with another image (a packed one)."""
-    saved = bootlib.IMAGE
-    bootlib.IMAGE = str(image)
-    try:
-        return bootlib.run(*params, extra_args=extra_args)
-    finally:
-        bootlib.IMAGE = saved
-
-
 def check_counter_entry(test, c):
     """A counter is either counted (a number) or says why not: never a silent 0."""
     if c["supported"] and "values" in c:  # a command's counter: one value per run, or null
@@ -200,7 +190,7 @@ class ModulePayload(unittest.TestCase):
                             "--config", str(tmp / "experiment.conf"), "-o", str(packed)],
                            capture_output=True, text=True)
         assert p.returncode == 0, p.stderr
-        cls.r = run_image(packed, "initbench.repeat=10", extra_args=["--cpus", "2"])
+        cls.r = bootlib.run_image(packed, "initbench.repeat=10", extra_args=["--cpus", "2"])
 
     @classmethod
     def tearDownClass(cls):
@@ -268,13 +258,13 @@ class PageFragProfile(unittest.TestCase):
                             "-o", str(image)], capture_output=True, text=True)
         assert p.returncode == 0, p.stderr
         cls.params = "test_push_cpu=16 test_pop_cpu=17 test_alloc_len=12 nr_test=100000"
-        cls.profile = run_image(image, "initbench.profile=page_frag", "initbench.repeat=3",
+        cls.profile = bootlib.run_image(image, "initbench.profile=page_frag", "initbench.repeat=3",
                                 "initbench.module.params=" + cls.params)
-        cls.exact = run_image(image, "initbench.repeat=3", "initbench.perf=default",
+        cls.exact = bootlib.run_image(image, "initbench.repeat=3", "initbench.perf=default",
                               f"initbench.cmd=/payload/bin/insmod {PAGE_FRAG_KO} test_push_cpu=0 "
                               "test_pop_cpu=1 test_alloc_len=12 nr_test=100000",
                               extra_args=["--cpus", "2"])
-        cls.insmods = run_image(image, f"initbench.cmd=sh -c 'insmod {PAGE_FRAG_KO} nr_test=1000 test_pop_cpu=1; "
+        cls.insmods = bootlib.run_image(image, f"initbench.cmd=sh -c 'insmod {PAGE_FRAG_KO} nr_test=1000 test_pop_cpu=1; "
                                 f"/payload/bin/insmod {PAGE_FRAG_KO} nr_test=2000 test_pop_cpu=1; "
                                 "dmesg | grep page_frag_test'", extra_args=["--cpus", "2"])
 

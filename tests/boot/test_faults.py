@@ -45,16 +45,6 @@ def pack(tmp, files, config):
     return out
 
 
-def run_image(image, *params, extra_args=(), timeout=300, workdir=None):
-    """bootlib.run with another image (a packed one)."""
-    saved = bootlib.IMAGE
-    bootlib.IMAGE = str(image)
-    try:
-        return bootlib.run(*params, extra_args=extra_args, timeout=timeout, workdir=workdir)
-    finally:
-        bootlib.IMAGE = saved
-
-
 def wait_for_load(n):
     """Shell lines that wait until the n-th load phase has started."""
     return f"until [ -d /sys/fs/cgroup/initbench-load-{n} ]; do usleep 20000; done\n"
@@ -118,7 +108,7 @@ class PanicMidRun(unittest.TestCase):
                   "usleep 300000\necho c > /proc/sysrq-trigger\n")
         image = pack(cls.tmp.name, {"/payload/faults/panic.sh": script},
                      "phases = none,fork,cpu,none\nduration = 1\nbackground = sh /payload/faults/panic.sh\n")
-        cls.r = run_image(image, extra_args=["--timeout", "240"], workdir=cls.tmp.name)
+        cls.r = bootlib.run_image(image, extra_args=["--timeout", "240"], workdir=cls.tmp.name)
 
     @classmethod
     def tearDownClass(cls):
@@ -175,7 +165,7 @@ class WarnDuringPhase(unittest.TestCase):
                   "insmod /payload/modules/initbench_fault.ko warn_after_ms=500\n")
         image = pack(tmp, {"/payload/modules/initbench_fault.ko": Path(ko), "/payload/faults/warn.sh": script},
                      "phases = none,fork,none\nduration = 2\nbackground = sh /payload/faults/warn.sh\n")
-        cls.r = run_image(image, extra_args=["--timeout", "240"], workdir=tmp)
+        cls.r = bootlib.run_image(image, extra_args=["--timeout", "240"], workdir=tmp)
 
     @classmethod
     def tearDownClass(cls):
@@ -217,7 +207,7 @@ class ConsoleFlood(unittest.TestCase):
         image = pack(cls.tmp.name, {"/payload/faults/flood.sh": script},
                      "phases = none,fork,none\nduration = 1\nrounds = 2\nwakeups = 1\n"
                      "background = sh /payload/faults/flood.sh\n")
-        cls.r = run_image(image, extra_args=["--cpus", "2", "--timeout", "400"], timeout=500, workdir=cls.tmp.name)
+        cls.r = bootlib.run_image(image, extra_args=["--cpus", "2", "--timeout", "400"], timeout=500, workdir=cls.tmp.name)
         cls.good, cls.bad, cls.trailed, cls.rejoined = intact_frames(cls.r.log)
 
     @classmethod

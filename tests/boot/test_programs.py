@@ -12,7 +12,10 @@ phases still run: a program that exits 3, a metric that is not in the output, a 
 ready text never comes.
 
 MmCidWithStressNg: scripts/mm-cid-stress-ng-image.sh's image, the mm_cid profile with the
-seed's stress-ng commands, in one boot."""
+seed's stress-ng commands, in one boot.
+
+SisTbenchImage: scripts/sis-tbench-image.sh's image, the sis_tbench profile with Debian's
+tbench as its load, in one boot."""
 import json
 import re
 import shutil
@@ -31,6 +34,15 @@ echo "stress-ng run: exit $?"
 /payload/bin/env PACKED_BY=initbench /payload/bin/env | grep PACKED_BY
 cat /payload/share/words.txt
 """
+
+
+def image_from_script(script, image):
+    """scripts/SCRIPT BUILD_DIR IMAGE, as docs/seeds.md has users run it."""
+    build_dir = Path(bootlib.INITBENCH).resolve().parents[1]
+    p = subprocess.run([str(bootlib.SOURCE / "scripts" / script), str(build_dir), str(image)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return image
 
 
 class PackedPrograms(unittest.TestCase):
@@ -55,12 +67,7 @@ class PackedPrograms(unittest.TestCase):
              "--config", str(tmp / "experiment.conf"), "-o", str(packed)],
             capture_output=True, text=True)
         assert cls.pack.returncode == 0, cls.pack.stderr
-        saved = bootlib.IMAGE
-        bootlib.IMAGE = str(packed)
-        try:
-            cls.r = bootlib.run()
-        finally:
-            bootlib.IMAGE = saved
+        cls.r = bootlib.run_image(packed)
 
     @classmethod
     def tearDownClass(cls):
@@ -128,12 +135,7 @@ class PackedProgramsAsLoads(unittest.TestCase):
              "--config", str(tmp / "experiment.conf"), "-o", str(packed)],
             capture_output=True, text=True)
         assert pack.returncode == 0, pack.stderr
-        saved = bootlib.IMAGE
-        bootlib.IMAGE = str(packed)
-        try:
-            cls.r = bootlib.run("initbench.funclat=kernel_clone", extra_args=("--cpus", "2"), timeout=600)
-        finally:
-            bootlib.IMAGE = saved
+        cls.r = bootlib.run_image(packed, "initbench.funclat=kernel_clone", extra_args=("--cpus", "2"), timeout=600)
         cls.phases = {p["phase"]: p for p in cls.r.records("phase")}
         cls.errors = cls.r.records("error")
 
@@ -238,17 +240,9 @@ class MmCidWithStressNg(unittest.TestCase):
         if not shutil.which("stress-ng"):
             raise unittest.SkipTest("no stress-ng on this host: scripts/install-deps.sh installs it")
         cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-mm-cid-")
-        image = Path(cls.tmp.name) / "mm_cid_stress_ng.cpio.gz"
-        build_dir = Path(bootlib.INITBENCH).resolve().parents[1]
-        script = subprocess.run([str(bootlib.SOURCE / "scripts/mm-cid-stress-ng-image.sh"), str(build_dir),
-                                 str(image)], capture_output=True, text=True)
-        assert script.returncode == 0, script.stderr
-        saved = bootlib.IMAGE
-        bootlib.IMAGE = str(image)
-        try:
-            cls.r = bootlib.run("initbench.duration=3", "initbench.rest=0", extra_args=("--cpus", "2"), timeout=600)
-        finally:
-            bootlib.IMAGE = saved
+        image = image_from_script("mm-cid-stress-ng-image.sh", Path(cls.tmp.name) / "mm_cid_stress_ng.cpio.gz")
+        cls.r = bootlib.run_image(image, "initbench.duration=3", "initbench.rest=0", extra_args=("--cpus", "2"),
+                                  timeout=600)
         cls.phases = {p["phase"]: p for p in cls.r.records("phase")}
 
     @classmethod
@@ -315,6 +309,58 @@ class MmCidWithStressNg(unittest.TestCase):
         fork = by_phase["stress_fork"]["wakeups"]
         self.assertGreater(fork["processes"], 2, fork)
         self.assertGreater(fork["mms"], 2, fork)
+
+
+class SisTbenchImage(unittest.TestCase):
+    """scripts/sis-tbench-image.sh: the sis_tbench profile with Debian's tbench against
+    tbench_srv as its load. One boot on 2 CPUs, one round of 2 s phases: the clients swept
+    1, ..., 2*cpus, tbench's MB/s the metric, the profile's machine and scheduler statistics."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not (shutil.which("tbench") and shutil.which("tbench_srv")):
+            raise unittest.SkipTest("no dbench on this host: scripts/install-deps.sh installs it")
+        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-sis-tbench-")
+        image = image_from_script("sis-tbench-image.sh", Path(cls.tmp.name) / "sis_tbench.cpio.gz")
+        cls.r = bootlib.run_image(image, "initbench.rounds=1", "initbench.duration=2", "initbench.warmup=0",
+                                  extra_args=("--cpus", "2"), timeout=600)
+        cls.phases = {p["phase"]: p for p in cls.r.records("phase")}
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_tbench_with_the_clients_swept_to_twice_the_cpus(self):
+        self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr + self.r.log[-3000:])
+        self.assertEqual(list(self.phases), ["tbench-1", "tbench-2", "tbench-4"])
+        for clients in (1, 2, 4):
+            p = self.phases[f"tbench-{clients}"]
+            self.assertEqual(p["load"]["clients"], clients)
+            self.assertEqual(p["program"]["command"], f"tbench -t 2 -c /payload/share/client.txt {clients} 127.0.0.1")
+            self.assertEqual(p["program"]["exit"], 0, p["program"]["output_tail"])
+            self.assertEqual(p["setup"]["command"], "tbench_srv")
+            self.assertGreaterEqual(p["setup"]["ready_s"], 0)
+            m = p["metrics"]["result"]
+            self.assertEqual((m["unit"], m["better"], m["agg"]), ("MB/s", "higher", "hmean"))
+            self.assertGreater(m["value"], 0)
+            self.assertIn(f"Throughput {m['value']:g} MB/sec  {clients} clients", p["program"]["output_tail"])
+            self.assertEqual(p["tasks"]["leftover"], 0)
+
+    def test_the_profiles_machine_and_scheduler_statistics(self):
+        config = self.r.one("header")["config"]
+        self.assertEqual(config["profiles"], ["sis_tbench", "payload"])
+        self.assertEqual(config["sources"]["machine.topology"], "profile:sis_tbench")
+        warnings = [w["reason"] for w in self.r.records("warning") if w.get("what") == "machine"]
+        self.assertEqual(len(warnings), 1)
+        self.assertIn("8 CPUs (profile:sis_tbench)", warnings[0])
+        probes = self.r.records("probe")
+        self.assertEqual([p["phase"] for p in probes], list(self.phases))
+        for p in probes:
+            self.assertEqual(p["probe"], "schedstat")
+            self.assertTrue(p["supported"], p.get("reason"))
+            # Loopback TCP between client and server wakes tasks on both CPUs.
+            self.assertEqual(sorted(p["cpus"]), ["cpu0", "cpu1"])
+            self.assertGreater(sum(c["ttwu_count"] for c in p["cpus"].values()), 0, p["cpus"])
 
 
 if __name__ == "__main__":
