@@ -3,6 +3,7 @@
 #pragma once
 
 #include "bpf/probe.h"
+#include "bpf/settled_read.h"
 #include "common/result.h"
 
 #include <algorithm>
@@ -33,13 +34,16 @@ std::string zero_per_cpu_why(const bpf_map* map) {
     return zeroed ? std::string() : zeroed.error().message();
 }
 
+// Each CPU's value as two reads in a row saw it (settled_read): no update caught half done.
 template <typename T>
 Result<std::vector<T>> read_per_cpu(const bpf_map* map) {
-    std::vector<T> per_cpu(possible_cpus());
-    uint32_t key = 0;
-    if (int err = bpf_map__lookup_elem(map, &key, sizeof key, per_cpu.data(), per_cpu.size() * sizeof(T), 0))
-        return Error{"reading the per-CPU counts", -err};
-    return per_cpu;
+    return settled_read<T>([map]() -> Result<std::vector<T>> {
+        std::vector<T> per_cpu(possible_cpus());
+        uint32_t key = 0;
+        if (int err = bpf_map__lookup_elem(map, &key, sizeof key, per_cpu.data(), per_cpu.size() * sizeof(T), 0))
+            return Error{"reading the per-CPU counts", -err};
+        return per_cpu;
+    });
 }
 
 // A probe's per-CPU counts over a phase's window: zeroed when it opens (phase_begin), read

@@ -1,9 +1,12 @@
 // The probes' parsers of the kernel's own accounting, and the shared histogram percentiles.
 #include "bpf/kthread_probe.h"
 #include "bpf/schedstat_probe.h"
+#include "bpf/settled_read.h"
 #include "bpf/span_samples.h"
 #include "common/histogram.h"
 
+#include <cerrno>
+#include <functional>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -181,3 +184,55 @@ TEST(SpanSamples, PerSpanInIntervals) {
     EXPECT_TRUE(per_span_in_intervals({4, 1}, {0, 0}).is_null());
     EXPECT_TRUE(per_span_in_intervals({4, 1}, {2}).is_null());
 }
+
+// A count and its histogram bucket, as a probe's kernel side updates them one after the other.
+struct Counted {
+    uint64_t count, bucket;
+};
+
+// Hands out the scripted reads in turn, one vector of CPUs per read, and counts them.
+struct ScriptedReads {
+    std::vector<Result<std::vector<Counted>>> script;
+    size_t reads = 0;
+    Result<std::vector<Counted>> operator()() { return script.at(reads++); }
+};
+
+TEST(SettledRead, AnUpdateCaughtHalfDoneIsReadAgain) {
+    // CPU 0 is read between its count and its bucket, then whole; CPU 1 is idle.
+    ScriptedReads r{{std::vector<Counted>{{5, 4}, {2, 2}}, std::vector<Counted>{{5, 5}, {2, 2}},
+                     std::vector<Counted>{{5, 5}, {2, 2}}}};
+    auto v = settled_read<Counted>(std::ref(r));
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v.value()[0].count, 5u);
+    EXPECT_EQ(v.value()[0].bucket, 5u);
+    EXPECT_EQ(v.value()[1].bucket, 2u);
+    EXPECT_EQ(r.reads, 3u);
+}
+
+TEST(SettledRead, QuietCpusCostTwoReads) {
+    ScriptedReads r{{std::vector<Counted>{{1, 1}}, std::vector<Counted>{{1, 1}}}};
+    auto v = settled_read<Counted>(std::ref(r));
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v.value()[0].count, 1u);
+    EXPECT_EQ(r.reads, 2u);
+}
+
+TEST(SettledRead, ACpuThatNeverSettlesKeepsItsLastRead) {
+    ScriptedReads r;
+    for (uint64_t i = 0; i < kSettleReads; i++)
+        r.script.push_back(std::vector<Counted>{{i, i}, {7, 7}});
+    auto v = settled_read<Counted>(std::ref(r));
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v.value()[0].count, uint64_t(kSettleReads - 1));
+    EXPECT_EQ(v.value()[1].count, 7u);
+    EXPECT_EQ(r.reads, size_t(kSettleReads));
+}
+
+TEST(SettledRead, AFailedReadIsTheError) {
+    ScriptedReads r{{std::vector<Counted>{{1, 0}}, Error{"reading the per-CPU counts", EBADF}}};
+    auto v = settled_read<Counted>(std::ref(r));
+    ASSERT_FALSE(v);
+    EXPECT_EQ(v.error().what, "reading the per-CPU counts");
+    EXPECT_EQ(v.error().err, EBADF);
+}
+
