@@ -1,7 +1,8 @@
-// Reading a per-CPU value while that CPU counts can catch an update half done: a call counted
-// but not yet in its histogram bucket, on another CPU or in an interrupt that ran softirqs in
-// the middle of the copy. Each CPU's value is taken once two reads in a row agree on it; a CPU
-// still changing after the last read keeps that read (an update per CPU at most, in flight).
+// Reading a probe's map while the kernel counts into it can catch an update half done: a call
+// counted but not yet in its histogram bucket, on another CPU or in an interrupt that ran
+// softirqs in the middle of the copy. Each value (one per CPU, or the one of a shared map) is
+// taken once two reads in a row agree on it; one still changing after the last read keeps
+// that read.
 #pragma once
 
 #include "common/result.h"

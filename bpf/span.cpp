@@ -3,6 +3,7 @@
 #include "bpf/attach.h"
 #include "bpf/libbpf_log.h"
 #include "bpf/log2.h"
+#include "bpf/settled_read.h"
 #include "bpf/setup_times.h"
 #include "bpf/span_samples.h"
 #include "span.skel.h"
@@ -66,13 +67,23 @@ public:
         samples_.add(last_sample_.count, last_sample_.sum_ns);
     }
 
+    // Settled (bpf/settled_read.h): a span ending while the state is copied could be in the
+    // count and not yet in its bucket.
     void window_end() override {
         snap_ = {};
-        uint32_t key = 0;
         if (!skel_ || !window_error_.empty())
             return;
-        if (int err = bpf_map__lookup_elem(skel_->maps.span, &key, sizeof key, &snap_, sizeof snap_, 0))
-            window_error_ = Error{"reading the span statistics", -err}.message();
+        auto read = settled_read<State>([this]() -> Result<std::vector<State>> {
+            std::vector<State> one(1);
+            uint32_t key = 0;
+            if (int err = bpf_map__lookup_elem(skel_->maps.span, &key, sizeof key, one.data(), sizeof(State), 0))
+                return Error{"reading the span statistics", -err};
+            return one;
+        });
+        if (read)
+            snap_ = read.value()[0];
+        else
+            window_error_ = read.error().message();
     }
 
     nlohmann::json phase_end() override {
