@@ -1,5 +1,6 @@
-// A probe's per-CPU array entry (key 0) from user space: one T per possible CPU. The probes
-// zero it when a phase begins and sum it when the window ends.
+// A probe's map entry (key 0) from user space: one T per possible CPU of a per-CPU map (or
+// the one T of a shared map), read settled. The probes zero it when a phase begins and sum it
+// when the window ends.
 #pragma once
 
 #include "bpf/probe.h"
@@ -34,16 +35,22 @@ std::string zero_per_cpu_why(const bpf_map* map) {
     return zeroed ? std::string() : zeroed.error().message();
 }
 
-// Each CPU's value as two reads in a row saw it (settled_read): no update caught half done.
+// A map's entry 0 as `values` T (one per CPU for a per-CPU map, else one), each as two reads
+// in a row saw it (settled_read): no update caught half done.
+template <typename T>
+Result<std::vector<T>> read_settled(const bpf_map* map, size_t values, const char* what) {
+    return settled_read<T>([=]() -> Result<std::vector<T>> {
+        std::vector<T> read(values);
+        uint32_t key = 0;
+        if (int err = bpf_map__lookup_elem(map, &key, sizeof key, read.data(), read.size() * sizeof(T), 0))
+            return Error{what, -err};
+        return read;
+    });
+}
+
 template <typename T>
 Result<std::vector<T>> read_per_cpu(const bpf_map* map) {
-    return settled_read<T>([map]() -> Result<std::vector<T>> {
-        std::vector<T> per_cpu(possible_cpus());
-        uint32_t key = 0;
-        if (int err = bpf_map__lookup_elem(map, &key, sizeof key, per_cpu.data(), per_cpu.size() * sizeof(T), 0))
-            return Error{"reading the per-CPU counts", -err};
-        return per_cpu;
-    });
+    return read_settled<T>(map, possible_cpus(), "reading the per-CPU counts");
 }
 
 // A probe's per-CPU counts over a phase's window: zeroed when it opens (phase_begin), read

@@ -17,7 +17,7 @@ inline constexpr int kSettleReads = 4;
 
 // read() returns one T per CPU (the same number each time), or the error that stopped it.
 template <typename T, typename Read>
-Result<std::vector<T>> settled_read(Read read, int reads = kSettleReads) {
+Result<std::vector<T>> settled_read(Read read) {
     static_assert(std::is_trivially_copyable_v<T>, "compared byte for byte, as the kernel copies it");
     Result<std::vector<T>> first = read();
     if (!first)
@@ -25,7 +25,7 @@ Result<std::vector<T>> settled_read(Read read, int reads = kSettleReads) {
     std::vector<T> values = std::move(first.value());
     std::vector<bool> settled(values.size(), false);
     size_t left = values.size();
-    for (int i = 1; i < reads && left > 0; i++) {
+    for (int i = 1; i < kSettleReads && left > 0; i++) {
         Result<std::vector<T>> next = read();
         if (!next)
             return next;

@@ -3,7 +3,7 @@
 #include "bpf/attach.h"
 #include "bpf/libbpf_log.h"
 #include "bpf/log2.h"
-#include "bpf/settled_read.h"
+#include "bpf/per_cpu.h"
 #include "bpf/setup_times.h"
 #include "bpf/span_samples.h"
 #include "span.skel.h"
@@ -73,13 +73,7 @@ public:
         snap_ = {};
         if (!skel_ || !window_error_.empty())
             return;
-        auto read = settled_read<State>([this]() -> Result<std::vector<State>> {
-            std::vector<State> one(1);
-            uint32_t key = 0;
-            if (int err = bpf_map__lookup_elem(skel_->maps.span, &key, sizeof key, one.data(), sizeof(State), 0))
-                return Error{"reading the span statistics", -err};
-            return one;
-        });
+        auto read = read_settled<State>(skel_->maps.span, 1, "reading the span statistics");
         if (read)
             snap_ = read.value()[0];
         else

@@ -254,15 +254,15 @@ class MmCidWithStressNg(unittest.TestCase):
         commands = {"stress_cpu": "stress-ng --cpu 2 --cpu-load 80 -t 3 --metrics-brief",
                     "stress_fork": "stress-ng --fork 2 -t 3 --metrics-brief",
                     "stress_pthread": "stress-ng --pthread 2 --pthread-max 4 -t 3 --metrics-brief"}
-        pthread = self.phases["stress_pthread"]["program"]
-        if pthread["exit"] != 0:
+        for name, command in commands.items():
+            self.assertEqual(self.phases[name]["program"]["command"], command)
+        if self.phases["stress_pthread"]["program"]["exit"] != 0:
             self.assert_stress_ng_pthread_bug_reported()
             del commands["stress_pthread"]
         else:
             self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr + self.r.log[-3000:])
-        for name, command in commands.items():
+        for name in commands:
             p = self.phases[name]
-            self.assertEqual(p["program"]["command"], command)
             self.assertEqual(p["program"]["exit"], 0, p["program"]["output_tail"])
             m = p["metrics"]["result"]
             self.assertEqual((m["unit"], m["better"]), ("bogo-ops/s", "higher"))
