@@ -7,6 +7,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import limits
 import schema_check
 
 SOURCE = Path(os.environ.get("INITBENCH_SOURCE", Path(__file__).resolve().parents[2]))
@@ -48,15 +49,52 @@ class Run:
         return found[0]
 
 
-def run(*params, extra_args=(), timeout=300, workdir=None, kernel_path=None, arch="x86_64", image=None) -> Run:
-    """`initbench run` with kernel parameters; returns exit code, results and console log."""
+# --- Time limits: each boot is charged to its test class's budget (limits.py) ---------------
+
+# Set by ctest for each boot test (tests/boot/CMakeLists.txt); outside ctest, no budget.
+_BOOT_S = float(os.environ.get("INITBENCH_TEST_BOOT_S", limits.BOOT_S))
+_boots_left = int(os.environ["INITBENCH_TEST_BOOTS"]) if "INITBENCH_TEST_BOOTS" in os.environ else None
+
+
+def boot_limit(limit_s=None) -> float:
+    """Charges one boot to this test process's budget and returns its `--timeout`: limit_s,
+    or the class's boot limit. A boot the class did not declare (`ctest_boots`,
+    `ctest_boot_s`) is refused here, on every machine, instead of meeting ctest's TIMEOUT on a
+    slow one."""
+    global _boots_left
+    limit_s = _BOOT_S if limit_s is None else float(limit_s)
+    if limit_s > _BOOT_S:
+        raise AssertionError(f"a boot limit of {limit_s:g} s is over the class's {_BOOT_S:g} s: "
+                             "raise its ctest_boot_s")
+    if _boots_left is not None:
+        if _boots_left == 0:
+            raise AssertionError("one boot more than the class's ctest_boots: raise it")
+        _boots_left -= 1
+    return limit_s
+
+
+def with_timeout(extra_args, limit_s=None):
+    """extra_args with a `--timeout` charged by boot_limit (the one it holds, or limit_s)."""
+    extra_args = list(extra_args)
+    if "--timeout" in extra_args:
+        i = extra_args.index("--timeout") + 1
+        extra_args[i] = f"{boot_limit(extra_args[i]):g}"
+    else:
+        extra_args += ["--timeout", f"{boot_limit(limit_s):g}"]
+    return extra_args, limits.boot_wait(float(extra_args[extra_args.index("--timeout") + 1]))
+
+
+def run(*params, extra_args=(), limit_s=None, workdir=None, kernel_path=None, arch="x86_64", image=None) -> Run:
+    """`initbench run` with kernel parameters; returns exit code, results and console log.
+    Its `--timeout` is limit_s, or the one in extra_args, or the class's boot limit."""
     image = image or (IMAGE_AARCH64 if arch == "aarch64" else IMAGE)
+    extra_args, wait_s = with_timeout(extra_args, limit_s)
     with tempfile.TemporaryDirectory(prefix="initbench-test-") as tmp:
         out, log = Path(tmp) / "results.json", Path(tmp) / "console.log"
         accel = [] if "--accel" in extra_args else ["--accel", "tcg"]
         cmd = [INITBENCH, "run", "--arch", arch, "--kernel", kernel_path or kernel(), "--image", image, *accel,
                "--out", str(out), "--log", str(log), *extra_args, "--", *params]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=wait_s)
         doc = json.loads(out.read_text()) if out.exists() else {}
         if doc: schema_check.validate_results(doc)
         text = log.read_text(errors="replace") if log.exists() else ""
@@ -74,7 +112,7 @@ def parse(log_path, *extra):
     with tempfile.TemporaryDirectory(prefix="initbench-test-") as tmp:
         out = Path(tmp) / "results.json"
         p = subprocess.run([INITBENCH, "parse", str(log_path), "--out", str(out), *extra],
-                           capture_output=True, text=True, timeout=60)
+                           capture_output=True, text=True, timeout=limits.HOST_S)
         doc = json.loads(out.read_text()) if out.exists() else {}
         if doc: schema_check.validate_results(doc)
         return p.returncode, doc
@@ -264,7 +302,7 @@ def feature_table():
 
 def kconfig_predictions(config_path):
     """`initbench kconfig check CONFIG` as {feature: (status, the rest of its line)}."""
-    p = subprocess.run([INITBENCH, "kconfig", "check", str(config_path)], capture_output=True, text=True, timeout=60)
+    p = subprocess.run([INITBENCH, "kconfig", "check", str(config_path)], capture_output=True, text=True, timeout=limits.HOST_S)
     if p.returncode not in (0, 1):
         raise AssertionError(f"kconfig check {config_path} exited {p.returncode}: {p.stdout}{p.stderr}")
     out = {}

@@ -29,6 +29,7 @@ background.record = 1
 
 class BackgroundTracer(unittest.TestCase):
     """Two boots: the tracer above, and one that exits before it is ready."""
+    ctest_boots = 2
 
     @classmethod
     def setUpClass(cls):
@@ -37,11 +38,11 @@ class BackgroundTracer(unittest.TestCase):
         ok_dir.mkdir()
         fail_dir.mkdir()
         image = pack(ok_dir, {"/payload/bg/tracer.sh": TRACER}, EXPERIMENT)
-        cls.r = bootlib.run_image(image, extra_args=["--timeout", "240"], workdir=ok_dir)
+        cls.r = bootlib.run_image(image, workdir=ok_dir)
         image = pack(fail_dir, {"/payload/bg/fail.sh": "echo cannot attach\nexit 3\n"},
                      "phases = none\nduration = 1\nbackground = sh /payload/bg/fail.sh\n"
                      "background.ready = tracer-ready\nbackground.record = 1\n")
-        cls.fail = bootlib.run_image(image, extra_args=["--timeout", "240"], workdir=fail_dir)
+        cls.fail = bootlib.run_image(image, workdir=fail_dir)
 
     @classmethod
     def tearDownClass(cls):

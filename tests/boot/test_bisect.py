@@ -12,15 +12,23 @@ import unittest
 from pathlib import Path
 
 import bootlib
+import limits
 
 # A fixed layout makes icount figures repeat across boots, not only across rounds.
 STEADY = ["nokaslr", "norandmaps"]
 FORK = ["initbench.phases=fork", "initbench.duration=1"]
 
 
-def initbench(*args, cwd=None, timeout=120):
+def initbench(*args, cwd=None, timeout=limits.HOST_S):
     return subprocess.run([bootlib.INITBENCH, *args], capture_output=True, text=True,
                           cwd=cwd, timeout=timeout)
+
+
+def booting(*args, cwd=None):
+    """An initbench command that boots once (run, bisect-step): its --timeout charged."""
+    limit = bootlib.boot_limit()
+    return initbench(*args[:1], "--timeout", f"{limit:g}", *args[1:], cwd=cwd,
+                     timeout=limits.boot_wait(limit))
 
 
 def compare_json(*args):
@@ -30,6 +38,7 @@ def compare_json(*args):
 
 class CompareSameKernel(unittest.TestCase):
     """Two runs of the same kernel, 5 rounds each, are not flagged at default settings."""
+    ctest_boots = 2
 
     @classmethod
     def setUpClass(cls):
@@ -89,8 +98,9 @@ def git(repo, *args):
 
 class BisectIcount(unittest.TestCase):
     """`git bisect run initbench bisect-step` names the commit that slows fork and exit."""
-    # It builds and boots its baseline (600 s at most), then `git bisect run` (1800 s at most).
-    ctest_timeout = 2700
+    # It boots its baseline, then `git bisect run` boots at most STEPS commits of 8.
+    STEPS = 4
+    ctest_boots = 5  # 1 + STEPS
 
     BAD_COMMIT = 6  # of 8: this one adds slub_debug=FZPU to the kernel parameters
 
@@ -125,20 +135,22 @@ class BisectIcount(unittest.TestCase):
         git(repo, "checkout", "-q", cls.commits[0])
         subprocess.run(["./build.sh"], cwd=repo, check=True)
         cls.baseline = Path(cls.tmp.name) / "baseline.json"
-        base = initbench("run", "--kernel", "out/bzImage", "--image", bootlib.IMAGE,
-                         "--clock", "icount", "--quiet", "--out", str(cls.baseline), "--",
-                         *(repo / "out/params").read_text().split(), cwd=repo, timeout=600)
+        base = booting("run", "--kernel", "out/bzImage", "--image", bootlib.IMAGE,
+                       "--clock", "icount", "--quiet", "--out", str(cls.baseline), "--",
+                       *(repo / "out/params").read_text().split(), cwd=repo)
         assert base.returncode == 0, base.stdout + base.stderr
         git(repo, "checkout", "-q", cls.commits[-1])
 
         cls.saved = Path(cls.tmp.name) / "steps"
         git(repo, "bisect", "start", cls.commits[-1], cls.commits[0])
+        limit = [bootlib.boot_limit() for _ in range(cls.STEPS)][0]
         cls.bisect = subprocess.run(
-            ["git", "bisect", "run", bootlib.INITBENCH, "bisect-step",
+            ["git", "bisect", "run", bootlib.INITBENCH, "bisect-step", "--timeout", f"{limit:g}",
              "--kernel", "out/bzImage", "--image", bootlib.IMAGE, "--params-file", "out/params",
              "--metric", "fork/ops_per_s", "--baseline", str(cls.baseline),
              "--max-change", "-15%", "--save-dir", str(cls.saved), "--", "./build.sh"],
-            cwd=repo, capture_output=True, text=True, timeout=1800)
+            cwd=repo, capture_output=True, text=True,
+            timeout=cls.STEPS * limits.boot_wait(limit))
         cls.log = git(repo, "bisect", "log")
         git(repo, "bisect", "reset")
 
@@ -225,7 +237,7 @@ class BisectStepArm64(unittest.TestCase):
         with tempfile.TemporaryDirectory(prefix="initbench-step-") as tmp:
             kernel = Path(tmp) / "Image"
             shutil.copy(bootlib.fetch_kernel("arm64"), kernel)
-            p = initbench("bisect-step", "--arch", "aarch64", "--kernel", str(kernel),
+            p = booting("bisect-step", "--arch", "aarch64", "--kernel", str(kernel),
                           "--image", bootlib.IMAGE_AARCH64, "--param", "initbench.duration=1",
                           "--metric", "fork/ops_per_s", "--threshold", "<1", "--clock", "icount",
                           "--save-dir", tmp, "--", "true", cwd=tmp)

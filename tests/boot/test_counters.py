@@ -238,6 +238,7 @@ PAGE_FRAG_KO = "/payload/page_frag_test.ko"
 
 
 class PageFragProfile(unittest.TestCase):
+    ctest_boots = 3
     """The page_frag profile end to end, with tests/module/page_frag_test.c: initbench's
     stand-in for the thread's module (6.1's page_frag API, the same parameters, push and pop
     kthreads over a ptr_ring, an init that always returns -EAGAIN). Three boots of one packed

@@ -1,6 +1,7 @@
 """A lab's view: the job `initbench lava-job` writes runs under LAVA's own dispatcher
 (lava-run, no server), and LAVA's results carry initbench's metrics with the right values.
 The QEMU device type comes from the lava-server package's templates, rendered here."""
+import math
 import os
 import re
 import shutil
@@ -12,6 +13,7 @@ from pathlib import Path
 import yaml  # python3-yaml, a dependency of lava-dispatcher
 
 import bootlib
+import limits
 
 CACHE = Path(os.environ.get("INITBENCH_CACHE", Path.home() / ".cache/initbench"))
 
@@ -57,14 +59,17 @@ class Lava(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-lava-")
         tmp = Path(cls.tmp.name)
         render_qemu_device(tmp / "device.yaml")
-        job = subprocess.run([bootlib.INITBENCH, "lava-job", "--kernel", "file://" + bootlib.kernel(),
+        limit = bootlib.boot_limit()
+        job = subprocess.run([bootlib.INITBENCH, "lava-job", "--timeout", str(math.ceil(limit / 60)),
+                              "--kernel", "file://" + bootlib.kernel(),
                               "--image", "file://" + str(Path(bootlib.IMAGE).resolve()), "--",
                               "initbench.duration=1", "initbench.funclat=kernel_clone,no_such_function"],
                              check=True, capture_output=True, text=True).stdout
         (tmp / "job.yaml").write_text(job)
         p = subprocess.run(["lava-run", "--device", str(tmp / "device.yaml"), "--job-id", "1",
                             "--output-dir", str(tmp / "out"), str(tmp / "job.yaml")],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=limits.boot_wait(limit))
         cls.log = p.stdout  # lava-run logs on stderr
         (tmp / "lava.log").write_text(cls.log)
         cls.results = lava_results(cls.log)

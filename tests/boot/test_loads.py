@@ -29,7 +29,7 @@ class BootTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-loads-")
-        cls.r = bootlib.run(*cls.PARAMS, extra_args=cls.ARGS, timeout=600, workdir=cls.tmp.name)
+        cls.r = bootlib.run(*cls.PARAMS, extra_args=cls.ARGS, workdir=cls.tmp.name)
 
     @classmethod
     def tearDownClass(cls):

@@ -166,6 +166,7 @@ class WakeupsUnderThreads(unittest.TestCase):
 
 class ProbeFallbacks(unittest.TestCase):
     """The kernel cannot, or the user forces another path: the run goes on and says so."""
+    ctest_boots = 3
 
     def test_kprobe_path_counts_like_fentry(self):
         ratios = {}

@@ -135,7 +135,7 @@ class PackedProgramsAsLoads(unittest.TestCase):
              "--config", str(tmp / "experiment.conf"), "-o", str(packed)],
             capture_output=True, text=True)
         assert pack.returncode == 0, pack.stderr
-        cls.r = bootlib.run_image(packed, "initbench.funclat=kernel_clone", extra_args=("--cpus", "2"), timeout=600)
+        cls.r = bootlib.run_image(packed, "initbench.funclat=kernel_clone", extra_args=("--cpus", "2"))
         cls.phases = {p["phase"]: p for p in cls.r.records("phase")}
         cls.errors = cls.r.records("error")
 
@@ -241,8 +241,7 @@ class MmCidWithStressNg(unittest.TestCase):
             raise unittest.SkipTest("no stress-ng on this host: scripts/install-deps.sh installs it")
         cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-mm-cid-")
         image = image_from_script("mm-cid-stress-ng-image.sh", Path(cls.tmp.name) / "mm_cid_stress_ng.cpio.gz")
-        cls.r = bootlib.run_image(image, "initbench.duration=3", "initbench.rest=0", extra_args=("--cpus", "2"),
-                                  timeout=600)
+        cls.r = bootlib.run_image(image, "initbench.duration=3", "initbench.rest=0", extra_args=("--cpus", "2"))
         cls.phases = {p["phase"]: p for p in cls.r.records("phase")}
 
     @classmethod
@@ -323,7 +322,7 @@ class SisTbenchImage(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-sis-tbench-")
         image = image_from_script("sis-tbench-image.sh", Path(cls.tmp.name) / "sis_tbench.cpio.gz")
         cls.r = bootlib.run_image(image, "initbench.rounds=1", "initbench.duration=2", "initbench.warmup=0",
-                                  extra_args=("--cpus", "2"), timeout=600)
+                                  extra_args=("--cpus", "2"))
         cls.phases = {p["phase"]: p for p in cls.r.records("phase")}
 
     @classmethod

@@ -10,13 +10,14 @@ import unittest
 from pathlib import Path
 
 import bootlib
+import limits
 
 BUILD = os.environ.get("INITBENCH_BUILD_KERNELS") == "1"
 
 
 def tiny_kernel(variant):
     cmd = [str(bootlib.SOURCE / "scripts/build-kernel.sh")] + ([] if BUILD else ["--cached"]) + [variant]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=7200)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=limits.KERNEL_BUILD_S)
     if p.returncode == 3:
         raise unittest.SkipTest(f"{variant} kernel not built (INITBENCH_BUILD_KERNELS=1 builds it)")
     p.check_returncode()
@@ -53,6 +54,7 @@ def fork_probes(r):
 
 class TinyKernel(unittest.TestCase):
     ctest_labels = ("matrix",)
+    ctest_extra_s = limits.KERNEL_BUILD_BASE_S  # when INITBENCH_BUILD_KERNELS=1 builds it here
 
     def test_probes_work(self):
         r = boot_and_check_kconfig(self, "tiny")
@@ -75,6 +77,8 @@ class TinyKernel(unittest.TestCase):
 
 class TinyKernelWithoutBtf(unittest.TestCase):
     ctest_labels = ("matrix",)
+    ctest_boots = 3
+    ctest_extra_s = limits.KERNEL_BUILD_BASE_S
 
     def test_btf_features_degrade_with_reasons(self):
         r = boot_and_check_kconfig(self, "tiny-nobtf")
