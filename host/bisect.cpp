@@ -3,6 +3,7 @@
 #include "common/text.h"
 #include "host/boot.h"
 #include "host/compare.h"
+#include "host/compare_checks.h"
 #include "host/image_paths.h"
 #include "host/results.h"
 
@@ -56,11 +57,24 @@ StepDecision decide_against_baseline(std::span<const double> base, std::span<con
             return {kBisectSkip, w.error().message()};
         lo = w.value().ci_lo / std::fabs(base_mean) * 100;
         hi = w.value().ci_hi / std::fabs(base_mean) * 100;
+    } else if (base.size() == 1 && step.size() == 1) {
+        return {kBisectSkip, "one sample a side: no spread to judge the change by (skip; "
+                             "initbench.rounds=3 or --boots 2 on each side decide)"};
     } else if (deterministic) {
-        lo = hi = (s.value().mean - base_mean) / std::fabs(base_mean) * 100;
+        // One sample against several: judged by the spread of the several (a prediction
+        // interval), never by a zero-width interval. Rounds of one wall-clock boot
+        // understate the spread between boots: there, only two samples a side decide.
+        const bool one_step = step.size() == 1;
+        auto pi = stats::prediction_interval(one_step ? base : step, confidence);
+        if (!pi)
+            return {kBisectSkip, pi.error().message()};
+        const double half = pi.value().hi - pi.value().mean;
+        const double diff = s.value().mean - base_mean;
+        lo = (diff - half) / std::fabs(base_mean) * 100;
+        hi = (diff + half) / std::fabs(base_mean) * 100;
     } else {
-        return {kBisectSkip, "one sample a side cannot be judged on the wall clock: use more "
-                             "rounds or boots, or --clock icount"};
+        return {kBisectSkip, "one sample on a side cannot be judged on the wall clock: use "
+                             "more rounds or boots, or --clock icount"};
     }
     const double change = (s.value().mean - base_mean) / std::fabs(base_mean) * 100;
     std::string figures =
@@ -109,7 +123,7 @@ struct BisectCli {
     std::vector<std::string> params, baseline, build;
     unsigned boots = 1, cpus = 1, memory_mb = 1024;
     double timeout_s = 600, build_timeout_s = 6 * 3600, confidence = 0.95;
-    bool progress = false;
+    bool progress = false, strict = false;
 };
 
 void say(const std::string& line) {
@@ -259,8 +273,12 @@ Boots boot_all(const BisectCli& cli, const std::vector<std::string>& params) {
             return out;
         }
         if (v.exit_code != kExitOk) {
-            say("skip: boot " + std::to_string(i) + " of " + std::to_string(cli.boots) + ": " +
-                v.name + " (" + v.reason + ")");
+            // A run with error records is never good: its numbers may be of another
+            // experiment (a misspelled key) or of a load that failed.
+            std::string why = v.name + " (" + v.reason + ")";
+            if (auto failed = parse_run_document(doc.dump(), ""); failed && !failed.value().errors.empty())
+                why += ", the first: " + failed.value().errors.front();
+            say("skip: boot " + std::to_string(i) + " of " + std::to_string(cli.boots) + ": " + why);
             out.exit_code = kBisectSkip;
             return out;
         }
@@ -376,6 +394,19 @@ int run_step(BisectCli& cli, const char* argv0) {
     const bool deterministic = cli.clock == "icount";
     StepDecision d;
     if (!p.baseline.empty()) {
+        // Kernel parameters besides initbench.* change the kernel under test: a step that
+        // differs from its baseline there measures more than the commit.
+        const std::string base_params = kernel_params(p.baseline[0].cmdline);
+        const std::string step_params = kernel_params(boots.runs[0].cmdline);
+        if (base_params != step_params) {
+            std::string diff = "this step's kernel parameters besides initbench.* are '" + step_params +
+                               "', the baseline's '" + base_params + "'";
+            if (cli.strict) {
+                say("abort: " + diff + " (--strict)");
+                return kBisectAbort;
+            }
+            say("warning: " + diff + ": the change may be theirs (--strict refuses)");
+        }
         // The same checks as `compare`: one clock, one experiment.
         CompareOptions options;
         options.confidence = cli.confidence;
@@ -481,6 +512,8 @@ int parse_and_run(const std::vector<std::string>& remaining) {
         ->capture_default_str();
     sub.add_option("--save-dir", cli.save_dir, "Keep every boot's results document here");
     sub.add_flag("--progress", cli.progress, "Echo the guest's console to stderr");
+    sub.add_flag("--strict", cli.strict,
+                 "Abort when the step's kernel parameters besides initbench.* differ from the baseline's");
     sub.add_option("build", cli.build, "The build command, after --");
     std::vector<std::string> args(remaining.rbegin(), remaining.rend()); // CLI11 pops from the back
     try {

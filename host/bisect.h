@@ -25,8 +25,9 @@ struct StepDecision {
 // Bad when the step's mean moved from the baseline's by `bad_pct` percent or more in that
 // direction (e.g. -15: a fall of 15 % or more is bad). Good when the confidence interval of
 // the change lies wholly on the good side of it, bad when wholly on the bad side, skip
-// otherwise. With one sample a side only a deterministic clock decides (by the point
-// estimate); the wall clock skips.
+// otherwise. One sample a side always skips (no spread to judge by). One sample against
+// several decides only on a deterministic clock, by the several's prediction interval; the
+// wall clock skips.
 StepDecision decide_against_baseline(std::span<const double> base, std::span<const double> step,
                                      double bad_pct, double confidence, bool deterministic);
 

@@ -38,19 +38,30 @@ struct RunFile {
     nlohmann::json experiment = nlohmann::json::object(); // what must match to compare
     size_t kernel_events = 0;                             // WARN/oops/BUG records
     std::vector<nlohmann::json> records;                  // the measurement records, in order
+    // The run's error records, each "what (key): reason", in order.
+    std::vector<std::string> errors;
+    // Why the run gives no numbers: its log is not complete, or it ended worse than with
+    // error records (a timeout, a boot failure). "" for a run that can be compared.
+    std::string failure;
 };
 
-// The text of a results document (never throws: the fuzz target's entry point).
+// The text of a results document (never throws: the fuzz target's entry point). A document
+// that is not one is an Error; a failed run is a RunFile whose `failure` says why, with the
+// records that arrived.
+Result<RunFile> parse_run_document(std::string_view text, const std::string& path);
+// As parse_run_document, but a failed run is an Error too: no numbers are taken from it.
 Result<RunFile> parse_results(std::string_view text, const std::string& path);
 Result<RunFile> read_results(const std::string& path);
+Result<RunFile> read_run_document(const std::string& path);
 
 struct Side {
     std::string label;
     std::vector<RunFile> runs; // pooled: every round of every run is one sample
 };
 
-// The side a SIDE argument names (side_files below), every file read.
-Result<Side> load_side(const std::string& arg, const std::string& label);
+// The side a SIDE argument names (side_files below), every file read. A failed run refuses
+// the side, unless keep_failed (compare's gate then fails on it, naming why).
+Result<Side> load_side(const std::string& arg, const std::string& label, bool keep_failed = false);
 
 enum class Method { welch, lkp, threshold };
 // What one sample is: a round, or a run (a results file: the mean of its rounds). Rounds of
@@ -191,9 +202,17 @@ bool metric_matches(const std::string& pattern, const std::string& id, const std
 struct RuleOutcome {
     std::vector<std::string> fired;     // one line per (rule, metric, side)
     std::vector<std::string> unmatched; // rules that matched no metric
-    bool unqualified = false;           // a rule fired on an unjudged change (effect size alone)
+    // One line per (rule, metric, side) where the side has no value to judge: a gate cannot
+    // pass what it did not measure (unless --allow-missing).
+    std::vector<std::string> missing;
+    bool unqualified = false; // a rule fired on an unjudged change (effect size alone)
 };
 RuleOutcome apply_fail_rules(const Report& report, const std::vector<FailRule>& rules);
+
+// The gate's view of the runs, before any metric: each failed run (its log cut off, a
+// timeout, a boot failure) and each error record of a run is a line that fails the gate,
+// naming the side, the file and the cause.
+std::vector<std::string> failed_runs(const std::vector<Side>& sides);
 
 // For `initbench report`, which reads sides as compare does: the results files a SIDE names
 // (files and directories, comma-separated), compare's default label for it, and the group

@@ -5,11 +5,7 @@
 #include <sstream>
 
 namespace initbench {
-namespace {
 
-using nlohmann::json;
-
-// Kernel parameters without initbench's own: what tells two kernels' command lines apart.
 std::string kernel_params(const std::string& cmdline) {
     std::istringstream in(cmdline);
     std::string word, out;
@@ -18,6 +14,10 @@ std::string kernel_params(const std::string& cmdline) {
             out += (out.empty() ? "" : " ") + word;
     return out;
 }
+
+namespace {
+
+using nlohmann::json;
 
 // "duration: 1 vs 2; phases: ["fork"] vs ["none","fork"]" for two experiments.
 std::string describe_difference(const json& a, const json& b) {
@@ -122,7 +122,7 @@ void identity_warnings(const std::vector<Side>& sides, std::vector<std::string>&
         if (all_same)
             warnings.push_back(sides[0].label + " and " + sides[i].label +
                                " ran the same kernel build (build id " + base.build_id +
-                               "), the same image and the same kernel parameters: are these "
+                               "), the same image and the same kernel parameters besides initbench.*: are these "
                                "really different kernels?");
     }
 }

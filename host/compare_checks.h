@@ -12,6 +12,10 @@ namespace initbench {
 // builds ...) to report.warnings, and the environment's also to report.environment_warnings.
 Status check_sides(const std::vector<Side>& sides, const CompareOptions& options, Report& report);
 
+// A kernel command line without initbench's own parameters: what tells two kernels'
+// command lines apart ("nokaslr console=ttyS0").
+std::string kernel_params(const std::string& cmdline);
+
 // The side as the report names it: label, files, kernel, QEMU and image.
 SideInfo side_info(const Side& side);
 

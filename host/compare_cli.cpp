@@ -22,11 +22,14 @@ files; the files of a side are pooled. The first SIDE is the base; every other o
 compared with it. A sample is one run (the mean of its rounds) when every side has two runs
 or more, else one round (--unit). Rounds of one boot a side are judged only under --clock
 icount: on other clocks the changes are shown as ~...~ with no verdict, and --fail-on
-fires on the change alone. Details: docs/compare.md.
+fires on the change alone. Under --fail-on, a run that failed (a log cut off, a timeout, a
+boot failure), a run with error records, and a metric a rule names that a side lacks each
+fail the gate too (FAIL lines name them), unless --allow-missing. Details: docs/compare.md.
 
 Exit codes:
   0  compared; no --fail-on rule fired
-  1  a --fail-on rule fired (on the change alone where there is no verdict)
+  1  the gate failed: a --fail-on rule fired (on the change alone where there is no
+     verdict), or a side failed, had error records or lacks a metric a rule names
   2  bad command line, or a --fail-on rule that matches no metric
   3  refused: unreadable or incomplete results, mixed clocks, different experiments)";
 
@@ -34,7 +37,7 @@ struct CompareCli {
     std::vector<std::string> sides, labels, fail_on, only;
     std::string format = "auto", method = "welch", unit = "auto";
     double confidence = 0.95, min_effect = 5;
-    bool force = false, details = false;
+    bool force = false, details = false, allow_missing = false;
 };
 
 // "auto": a terminal's colours when stdout is one, else plain text.
@@ -71,11 +74,13 @@ int run_compare(const CompareCli& cli) {
                      cli.sides.size());
         return kCompareUsage;
     }
+    // The gate: with rules, a failed run is not refused but fails it, and says why.
+    const bool gate = !rules.empty() && !cli.allow_missing;
     std::vector<Side> sides;
     for (size_t i = 0; i < cli.sides.size(); i++) {
         std::string label =
             cli.labels.empty() ? side_label(cli.sides[i], i, cli.sides.size()) : cli.labels[i];
-        auto side = load_side(cli.sides[i], label);
+        auto side = load_side(cli.sides[i], label, gate);
         if (!side) {
             std::fprintf(stderr, "initbench compare: refused: %s\n",
                          side.error().message().c_str());
@@ -88,6 +93,17 @@ int run_compare(const CompareCli& cli) {
         for (size_t j = 0; j < i; j++)
             if (sides[i].label == sides[j].label)
                 sides[i].label += "#" + std::to_string(i + 1);
+    const std::vector<std::string> gate_failures = gate ? failed_runs(sides) : std::vector<std::string>{};
+    for (auto& side : sides)
+        std::erase_if(side.runs, [](const RunFile& r) { return !r.failure.empty(); });
+    for (const auto& side : sides)
+        if (side.runs.empty()) {
+            for (const auto& line : gate_failures)
+                std::fprintf(stderr, "FAIL %s\n", line.c_str());
+            std::fprintf(stderr, "initbench compare: %s has no complete run: nothing to compare\n",
+                         side.label.c_str());
+            return kCompareFailed;
+        }
 
     CompareOptions options;
     options.method = value_named(compare_render::kMethodNames, cli.method).value_or(Method::welch);
@@ -110,6 +126,11 @@ int run_compare(const CompareCli& cli) {
     RuleOutcome outcome = apply_fail_rules(report.value(), rules);
     for (const auto& rule : outcome.unmatched)
         std::fprintf(stderr, "initbench compare: --fail-on %s matches no metric\n", rule.c_str());
+    for (const auto& line : gate_failures)
+        std::fprintf(stderr, "FAIL %s\n", line.c_str());
+    if (gate)
+        for (const auto& line : outcome.missing)
+            std::fprintf(stderr, "FAIL %s\n", line.c_str());
     for (const auto& line : outcome.fired)
         std::fprintf(stderr, "FAIL %s\n", line.c_str());
     if (outcome.unqualified)
@@ -119,7 +140,8 @@ int run_compare(const CompareCli& cli) {
                      report.value().no_verdict.c_str());
     if (!outcome.unmatched.empty())
         return kCompareUsage;
-    return outcome.fired.empty() ? kCompareOk : kCompareFailed;
+    const bool failed = !outcome.fired.empty() || !gate_failures.empty() || (gate && !outcome.missing.empty());
+    return failed ? kCompareFailed : kCompareOk;
 }
 
 } // namespace
@@ -157,6 +179,9 @@ void add_compare_command(CLI::App& app) {
                     "on such a change alone where there is no verdict (METRIC: a glob on the "
                     "metric's id or name)")
         ->allow_extra_args(false); // one value per use: `--metric X a.json b.json` keeps the sides
+    cmd->add_flag("--allow-missing", cli->allow_missing,
+                  "Let --fail-on pass sides with failed runs, error records or a metric missing "
+                  "(the old, unsafe gate: failed runs are then refused, exit 3)");
     cmd->add_option("--labels", cli->labels, "Names of the sides, comma-separated")
         ->delimiter(',')
         ->allow_extra_args(false);

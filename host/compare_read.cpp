@@ -49,7 +49,14 @@ json experiment_of(const json& header, const json& host) {
 
 } // namespace
 
-Result<RunFile> parse_results(std::string_view text, const std::string& path) {
+// "phase fork (load.stress_pthread): exited with status 2".
+std::string error_line(const json& r) {
+    std::string key = str_field(r, "key");
+    return str_field(r, "what", "?") + (key.empty() ? "" : " (" + key + ")") + ": " +
+           str_field(r, "reason", "?");
+}
+
+Result<RunFile> parse_run_document(std::string_view text, const std::string& path) {
     json doc = json::parse(text.begin(), text.end(), nullptr, false);
     if (doc.is_discarded() || !doc.is_object())
         return Error{path + ": not a JSON object"};
@@ -61,10 +68,9 @@ Result<RunFile> parse_results(std::string_view text, const std::string& path) {
     run.verdict = str_field(doc, "verdict", "?");
     const std::string status = str_field(obj_field(doc, "log"), "status", "?");
     if (status != "complete")
-        return Error{path + ": the log is " + status + ": no numbers are taken from it"};
-    if (run.verdict != "ok" && run.verdict != "errors")
-        return Error{path + ": the run ended with '" + run.verdict + "' (" +
-                     str_field(doc, "reason") + ")"};
+        run.failure = "the log is " + status + ": no numbers are taken from it";
+    else if (run.verdict != "ok" && run.verdict != "errors")
+        run.failure = "the run ended with '" + run.verdict + "' (" + str_field(doc, "reason") + ")";
     const json* records = field(doc, "records");
     if (!records || !records->is_array())
         return Error{path + ": no records"};
@@ -78,9 +84,13 @@ Result<RunFile> parse_results(std::string_view text, const std::string& path) {
             header = &r;
         else if (type == "kernel")
             run.kernel_events++;
+        else if (type == "error")
+            run.errors.push_back(error_line(r));
         else if (const RecordType* t = record_type_of(r); t && measures(*t))
             run.records.push_back(r);
     }
+    if (!header && !run.failure.empty())
+        return run; // failed before its first record: the failure is all there is to say
     if (!header)
         return Error{path + ": no header record"};
     const json& host = obj_field(doc, "host");
@@ -101,12 +111,28 @@ Result<RunFile> parse_results(std::string_view text, const std::string& path) {
     return run;
 }
 
-Result<RunFile> read_results(const std::string& path) {
+namespace {
+Result<RunFile> refuse_failed(Result<RunFile> run) {
+    if (run && !run.value().failure.empty())
+        return Error{run.value().path + ": " + run.value().failure};
+    return run;
+}
+} // namespace
+
+Result<RunFile> parse_results(std::string_view text, const std::string& path) {
+    return refuse_failed(parse_run_document(text, path));
+}
+
+Result<RunFile> read_run_document(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return errno_error(path);
     std::string text{std::istreambuf_iterator<char>(in), {}};
-    return parse_results(text, path);
+    return parse_run_document(text, path);
+}
+
+Result<RunFile> read_results(const std::string& path) {
+    return refuse_failed(read_run_document(path));
 }
 
 Result<std::vector<std::string>> side_files(const std::string& arg) {
@@ -150,13 +176,13 @@ std::string side_label(const std::string& arg, size_t index, size_t count) {
     return count == 2 ? "new" : "new" + std::to_string(index);
 }
 
-Result<Side> load_side(const std::string& arg, const std::string& label) {
+Result<Side> load_side(const std::string& arg, const std::string& label, bool keep_failed) {
     Side side{label, {}};
     auto paths = side_files(arg);
     if (!paths)
         return paths.error();
     for (const auto& p : paths.value()) {
-        auto run = read_results(p);
+        auto run = keep_failed ? read_run_document(p) : read_results(p);
         if (!run)
             return run.error();
         side.runs.push_back(std::move(run.value()));

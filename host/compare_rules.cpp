@@ -37,6 +37,11 @@ RuleOutcome apply_fail_rules(const Report& report, const std::vector<FailRule>& 
             if (!metric_matches(rule.pattern, m.id, m.name))
                 continue;
             matched = true;
+            for (size_t i = 0; i < m.sides.size(); i++)
+                if (!m.sides[i].summary)
+                    out.missing.push_back(rule.text + ": " + m.id + " is missing on " +
+                                          report.sides[i].label +
+                                          (m.sides[i].error.empty() ? "" : " (" + m.sides[i].error + ")"));
             for (size_t i = 0; i < m.changes.size(); i++) {
                 const Change& c = m.changes[i];
                 // An unjudged change still fails CI on its size, and says so.
@@ -61,6 +66,19 @@ RuleOutcome apply_fail_rules(const Report& report, const std::vector<FailRule>& 
             out.unmatched.push_back(rule.text);
     }
     return out;
+}
+
+std::vector<std::string> failed_runs(const std::vector<Side>& sides) {
+    std::vector<std::string> lines;
+    for (const auto& side : sides)
+        for (const auto& run : side.runs) {
+            const std::string where = side.label + ": " + run.path + ": ";
+            if (!run.failure.empty())
+                lines.push_back(where + run.failure);
+            for (const auto& e : run.errors)
+                lines.push_back(where + "error record: " + e);
+        }
+    return lines;
 }
 
 } // namespace initbench

@@ -112,6 +112,21 @@ Result<MeanInterval> mean_interval(std::span<const double> xs, double confidence
     return m;
 }
 
+Result<MeanInterval> prediction_interval(std::span<const double> xs, double confidence) {
+    IB_TRY(check_confidence(confidence));
+    if (xs.size() < 2)
+        return Error{"a prediction interval needs two samples or more"};
+    IB_TRY(check_finite(xs));
+    MeanInterval m;
+    m.n = xs.size();
+    m.mean = m.lo = m.hi = arithmetic_mean(xs);
+    const double n = double(xs.size());
+    const double half = t_critical(confidence, n - 1) * std::sqrt(sample_variance(xs, m.mean) * (1 + 1 / n));
+    m.lo -= half;
+    m.hi += half;
+    return m;
+}
+
 bool lkp_separated(std::span<const double> a, std::span<const double> b, size_t min_n) {
     if (a.size() < min_n || b.size() < min_n)
         return false;

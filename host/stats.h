@@ -53,6 +53,11 @@ struct MeanInterval {
 };
 Result<MeanInterval> mean_interval(std::span<const double> xs, double confidence);
 
+// Where one more draw from the distribution of xs (two or more) would fall: Student's
+// prediction interval, mean +- t(n-1) * s * sqrt(1 + 1/n). What one sample on the other
+// side is judged against: the spread is xs's, never assumed to be zero.
+Result<MeanInterval> prediction_interval(std::span<const double> xs, double confidence);
+
 // LKP's rule (0-day robot): at least `min_n` samples a side and ranges that do not overlap.
 bool lkp_separated(std::span<const double> a, std::span<const double> b, size_t min_n = 3);
 

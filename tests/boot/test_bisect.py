@@ -37,19 +37,27 @@ def compare_json(*args):
 
 
 class CompareSameKernel(unittest.TestCase):
-    """Two runs of the same kernel, 5 rounds each, are not flagged at default settings."""
-    ctest_boots = 2
+    """Two runs of the same kernel, 5 rounds each, are not flagged at default settings; a
+    third with a misspelled key fails the gate, and a bisect step with it is a skip."""
+    ctest_boots = 4
+    EXPERIMENT = (*STEADY, "initbench.duration=1", "initbench.rounds=5")
+    TYPO = "initbench.duraton=1"
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-aa-")
         cls.files = []
-        for name in ("a", "b"):
-            r = bootlib.run(*STEADY, "initbench.duration=1", "initbench.rounds=5",
-                            extra_args=("--clock", "icount"), workdir=cls.tmp.name)
+        for name, extra in (("a", ()), ("b", ()), ("typo", (cls.TYPO,))):
+            r = bootlib.run(*cls.EXPERIMENT, *extra, extra_args=("--clock", "icount"), workdir=cls.tmp.name)
             path = Path(cls.tmp.name) / f"{name}.json"
             path.write_text(json.dumps(r.doc))
             cls.files.append((r, str(path)))
+        cls.typo = cls.files.pop()
+        # bisect-step against the good run, its candidate booted with the same misspelling.
+        cls.step = booting("bisect-step", "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE,
+                           *[f"--param={p}" for p in (*cls.EXPERIMENT, cls.TYPO)],
+                           "--metric", "fork/ops_per_s", "--baseline", cls.files[0][1],
+                           "--max-change", "-5%", "--", "true", cwd=cls.tmp.name)
 
     @classmethod
     def tearDownClass(cls):
@@ -74,6 +82,27 @@ class CompareSameKernel(unittest.TestCase):
         self.assertEqual(flagged, [])
         # Same kernel, image and parameters under two labels: the user is told.
         self.assertTrue(any("same kernel build" in w for w in report["warnings"]))
+
+    def test_a_misspelled_key_fails_the_gate(self):
+        # The user's case: the run with the typo has the same experiment (the unknown key is
+        # not a setting) and no fork phase at all. The rule alone could never fire.
+        (_, good), _ = self.files
+        r, typo = self.typo
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        p = initbench("compare", good, typo, "--fail-on", "fork/ops_per_s:-5%")
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertRegex(p.stderr, r"FAIL typo: .*typo\.json: error record: config \(initbench\.duraton\): "
+                                   r"unknown key")
+        self.assertIn("FAIL fork/ops_per_s:-5%: fork/ops_per_s is missing on typo", p.stderr)
+        # The warning about the same kernel says which parameters it compared.
+        self.assertNotIn("the same kernel parameters:", p.stdout)
+        p = initbench("compare", good, typo, "--fail-on", "fork/ops_per_s:-5%", "--allow-missing")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+    def test_a_bisect_step_with_error_records_is_a_skip(self):
+        self.assertEqual(self.step.returncode, 125, self.step.stdout + self.step.stderr)
+        self.assertRegex(self.step.stdout, r"skip: boot 1 of 1: errors \(1 error record\(s\)\), the first: "
+                                           r"config \(initbench\.duraton\): unknown key")
 
     def test_same_file_twice_is_a_reused_run(self):
         (_, a), _ = self.files

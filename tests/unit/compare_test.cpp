@@ -768,9 +768,10 @@ protected:
     }
     void TearDown() override { std::filesystem::remove_all(dir_); }
 
-    std::string write(const std::string& name, const Spec& s) {
+    std::string write(const std::string& name, const Spec& s) { return write_doc(name, make_doc(s)); }
+    std::string write_doc(const std::string& name, const json& doc) {
         std::string path = dir_ + "/" + name;
-        std::ofstream(path) << make_doc(s).dump();
+        std::ofstream(path) << doc.dump();
         return path;
     }
 
@@ -838,12 +839,94 @@ TEST_F(CompareCliTest, IcountRoundsAreMarkedAndFailOnIsQualified) {
     EXPECT_EQ(fail.err.find("effect size alone"), std::string::npos) << fail.err;
 }
 
+// ---- the gate: a failed side never passes ---------------------------------------------------
+
+// The user's case: the second run misspelled a key, so its phase has no ops_per_s and an
+// error record names the key. The rule would never fire on a missing metric; the gate fails.
+TEST_F(CompareCliTest, GateFailsOnAMissingMetricAndOnErrorRecords) {
+    std::string a = write("good.json", with_rates(scaled(200), "a"));
+    Spec typo = with_rates(scaled(200), "b", "bb");
+    typo.verdict = "errors";
+    typo.extra_records = json::array({{{"v", 1}, {"type", "error"}, {"what", "config"},
+                                       {"key", "initbench.duraton"}, {"value", "2"},
+                                       {"source", "cmdline"},
+                                       {"reason", "unknown key (did you mean duration?)"}}});
+    json doc = make_doc(typo);
+    for (auto& r : doc["records"])
+        if (r["type"] == "phase")
+            r["metrics"].erase("ops_per_s");
+    std::string b = write_doc("typo.json", doc);
+    CliRun r = run({a, b, "--fail-on", "fork/ops_per_s:-5%"});
+    EXPECT_EQ(r.code, kCompareFailed) << r.err;
+    EXPECT_NE(r.err.find("FAIL typo: " + b + ": error record: config (initbench.duraton): unknown key"),
+              std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("FAIL fork/ops_per_s:-5%: fork/ops_per_s is missing on typo"), std::string::npos)
+        << r.err;
+    // The explicit opt-out is the old gate: nothing fired.
+    CliRun allowed = run({a, b, "--fail-on", "fork/ops_per_s:-5%", "--allow-missing"});
+    EXPECT_EQ(allowed.code, kCompareOk) << allowed.err;
+    EXPECT_EQ(allowed.err.find("FAIL"), std::string::npos) << allowed.err;
+    // Error records alone, every metric there, fail the gate too.
+    Spec errors = with_rates(scaled(200), "c", "cc");
+    errors.verdict = "errors";
+    errors.extra_records = json::array({{{"v", 1}, {"type", "error"}, {"what", "phase fork"},
+                                         {"key", "load.x"}, {"reason", "exited with status 2"}}});
+    CliRun e = run({a, write("errors.json", errors), "--fail-on", "fork/ops_per_s:-5%"});
+    EXPECT_EQ(e.code, kCompareFailed) << e.err;
+    EXPECT_NE(e.err.find("error record: phase fork (load.x): exited with status 2"), std::string::npos) << e.err;
+    // Without a rule compare still compares, and warns.
+    EXPECT_EQ(run({a, b}).code, kCompareOk);
+}
+
+TEST_F(CompareCliTest, GateFailsOnARunThatDidNotComplete) {
+    std::string a = write("good.json", with_rates(scaled(200), "a"));
+    Spec cut = with_rates(scaled(200), "b", "bb");
+    cut.status = "incomplete";
+    cut.verdict = "incomplete";
+    std::string b = write("cut.json", cut);
+    CliRun r = run({a, b, "--fail-on", "fork/ops_per_s:-5%"});
+    EXPECT_EQ(r.code, kCompareFailed) << r.err;
+    EXPECT_NE(r.err.find("FAIL cut: " + b + ": the log is incomplete"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("cut has no complete run"), std::string::npos) << r.err;
+    // Without the gate a cut-off log is refused, as before.
+    EXPECT_EQ(run({a, b}).code, kCompareRefused);
+    EXPECT_EQ(run({a, b, "--fail-on", "fork/ops_per_s:-5%", "--allow-missing"}).code, kCompareRefused);
+}
+
+TEST_F(CompareCliTest, SameKernelWarningSaysWhichParametersItCompared) {
+    Spec a = with_rates(scaled(200), "a"), b = with_rates(scaled(200), "b");
+    b.cmdline = a.cmdline + " initbench.duraton=2";
+    CliRun r = run({write("a.json", a), write("b.json", b)});
+    EXPECT_NE(r.out.find("the same kernel parameters besides initbench.*"), std::string::npos) << r.out;
+    b.cmdline = a.cmdline + " nokaslr";
+    r = run({write("a.json", a), write("b.json", b)});
+    EXPECT_EQ(r.out.find("the same kernel parameters"), std::string::npos) << r.out;
+}
+
 // ---- bisect-step's decisions -------------------------------------------------------------
 
-TEST(BisectDecision, DeterministicClockDecidesOnOneSample) {
-    EXPECT_EQ(decide_against_baseline(V{210}, V{150}, -15, 0.95, true).exit_code, kBisectBad);
-    EXPECT_EQ(decide_against_baseline(V{210}, V{208}, -15, 0.95, true).exit_code, kBisectGood);
-    EXPECT_EQ(decide_against_baseline(V{210}, V{150}, -15, 0.95, false).exit_code, kBisectSkip);
+TEST(BisectDecision, OneSampleASideNeverDecides) {
+    for (bool deterministic : {true, false}) {
+        StepDecision d = decide_against_baseline(V{210}, V{150}, -15, 0.95, deterministic);
+        EXPECT_EQ(d.exit_code, kBisectSkip) << d.why;
+        EXPECT_NE(d.why.find("no spread"), std::string::npos) << d.why;
+    }
+}
+
+// The user's case: 3 rounds of baseline, one of the candidate, under icount. The baseline's
+// spread (183.88 then 178.82, 178.84: the first round's effect) makes -3.39 % undecidable
+// against a -2 % limit; far outside it, the single sample still decides.
+TEST(BisectDecision, OneSampleIsJudgedByTheOtherSidesSpread) {
+    V base{183.88, 178.82, 178.84};
+    StepDecision d = decide_against_baseline(base, V{174.37}, -2, 0.95, true);
+    EXPECT_EQ(d.exit_code, kBisectSkip) << d.why;
+    EXPECT_NE(d.why.find("straddles"), std::string::npos) << d.why;
+    EXPECT_EQ(decide_against_baseline(base, V{120}, -15, 0.95, true).exit_code, kBisectBad);
+    EXPECT_EQ(decide_against_baseline(base, V{181}, -15, 0.95, true).exit_code, kBisectGood);
+    // The other way round: one baseline sample, several of the step.
+    EXPECT_EQ(decide_against_baseline(V{180}, base, -15, 0.95, true).exit_code, kBisectGood);
+    // Not on the wall clock: rounds of one boot understate the noise between boots.
+    EXPECT_EQ(decide_against_baseline(base, V{120}, -15, 0.95, false).exit_code, kBisectSkip);
 }
 
 TEST(BisectDecision, IntervalOnOneSideOfTheLimitOrSkip) {

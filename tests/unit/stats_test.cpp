@@ -157,6 +157,19 @@ TEST(MeanInterval, OneSampleIsAPointAndNanIsRefused) {
     EXPECT_FALSE(mean_interval(V{}, 0.95).ok());
 }
 
+// {1..5}: s^2 = 2.5, so s * sqrt(1 + 1/5) = sqrt(3); Student's t with 4 degrees of freedom,
+// 97.5 % quantile 2.776445 (published tables).
+TEST(PredictionInterval, WidensTheMeanIntervalByOneDraw) {
+    auto p = prediction_interval(V{1, 2, 3, 4, 5}, 0.95);
+    ASSERT_TRUE(p.ok());
+    EXPECT_DOUBLE_EQ(p.value().mean, 3);
+    const double half = 2.776445 * std::sqrt(3.0);
+    EXPECT_NEAR(p.value().lo, 3 - half, 1e-5);
+    EXPECT_NEAR(p.value().hi, 3 + half, 1e-5);
+    EXPECT_FALSE(prediction_interval(V{58.8}, 0.95).ok()) << "one sample has no spread";
+    EXPECT_FALSE(prediction_interval(V{1, kNaN}, 0.95).ok());
+}
+
 TEST(Lkp, NeedsThreeSamplesAndSeparatedRanges) {
     EXPECT_TRUE(lkp_separated(V{10, 11, 12}, V{13, 14, 15}));
     EXPECT_TRUE(lkp_separated(V{13, 14, 15}, V{10, 11, 12}));
