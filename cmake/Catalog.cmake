@@ -1,32 +1,47 @@
 # Each load and each probe declares itself in a header of its own, which host and guest
-# both build: payload/X_load.h (X_declaration: its name and keys) and bpf/X_probe.h
-# (X_declaration: its name, keys and record description). Its code defines X_load (a
-# LoadSpec, in payload/X.cpp) or X_probe (a ProbeSpec, in bpf/X.cpp). The lists that gather
-# them are written here from the files' names, so that adding a load or a probe adds no
-# line to a central file. Their order is the names' (alphabetical): the order in which the
-# runner lists loads and makes, reads and reports probes.
+# both build. A load is a folder payload/X/: its declaration X_load.h (X_declaration: its
+# name and keys) and its code, which defines X_load (a LoadSpec). A probe is bpf/X_probe.h
+# (X_declaration: its name, keys and record description) with bpf/X.cpp defining X_probe (a
+# ProbeSpec). The lists that gather them are written here from the folders' (and the
+# probes' files') names, so that adding a load or a probe adds no line to a central file.
+# Their order is the names' (alphabetical): the order in which the runner lists loads and
+# makes, reads and reports probes. payload/core/ is the loads' framework, not a load.
 
 get_filename_component(INITBENCH_CATALOG_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 
-# The stems X of DIR/X_KIND.h (KIND: load or probe).
-function(initbench_catalog_stems out dir kind)
+# The units of DIR as "STEM|HEADER" (HEADER relative to the source root): every folder
+# DIR/X/ holding X_KIND.h, and every DIR/X_KIND.h.
+function(initbench_catalog_units out dir kind)
   set(from ${INITBENCH_CATALOG_ROOT}/${dir})
   if(CMAKE_SCRIPT_MODE_FILE)
-    file(GLOB headers RELATIVE ${from} ${from}/*_${kind}.h)
+    file(GLOB entries RELATIVE ${from} ${from}/* )
   else()
-    file(GLOB headers CONFIGURE_DEPENDS RELATIVE ${from} ${from}/*_${kind}.h)
+    file(GLOB entries CONFIGURE_DEPENDS RELATIVE ${from} ${from}/*)
   endif()
-  list(SORT headers)
-  list(TRANSFORM headers REPLACE "_${kind}\\.h$" "")
-  set(${out} ${headers} PARENT_SCOPE)
+  set(units "")
+  foreach(entry IN LISTS entries)
+    if(IS_DIRECTORY ${from}/${entry})
+      if(EXISTS ${from}/${entry}/${entry}_${kind}.h)
+        list(APPEND units "${entry}|${dir}/${entry}/${entry}_${kind}.h")
+      endif()
+    elseif(entry MATCHES "^(.+)_${kind}\\.h$")
+      list(APPEND units "${CMAKE_MATCH_1}|${dir}/${entry}")
+    endif()
+  endforeach()
+  list(SORT units)
+  set(${out} ${units} PARENT_SCOPE)
 endfunction()
 
-# One line per stem: `pattern` with @X@ replaced by it.
+# One line per unit: `pattern` with @X@ replaced by its stem and @H@ by its header.
 function(initbench_catalog_lines out dir kind pattern)
-  initbench_catalog_stems(stems ${dir} ${kind})
+  initbench_catalog_units(units ${dir} ${kind})
   set(lines "")
-  foreach(stem IN LISTS stems)
+  foreach(unit IN LISTS units)
+    string(REPLACE "|" ";" parts "${unit}")
+    list(GET parts 0 stem)
+    list(GET parts 1 header)
     string(REPLACE "@X@" "${stem}" line "${pattern}")
+    string(REPLACE "@H@" "${header}" line "${line}")
     string(APPEND lines "${line}")
   endforeach()
   set(${out} "${lines}" PARENT_SCOPE)
@@ -34,10 +49,10 @@ endfunction()
 
 # KIND_catalog.h, host and guest: KIND_catalog::kDecls, every declaration of DIR/*_KIND.h.
 function(initbench_write_catalog path dir kind decl_type)
-  initbench_catalog_lines(includes ${dir} ${kind} "#include \"${dir}/@X@_${kind}.h\"\n")
+  initbench_catalog_lines(includes ${dir} ${kind} "#include \"@H@\"\n")
   initbench_catalog_lines(decls ${dir} ${kind} "    &@X@_declaration,\n")
   file(CONFIGURE OUTPUT ${path} CONTENT
-"// Written by cmake/Catalog.cmake from ${dir}/*_${kind}.h; not edited by hand.
+"// Written by cmake/Catalog.cmake from the ${kind}s of ${dir}/; not edited by hand.
 #pragma once
 
 ${includes}
@@ -55,7 +70,7 @@ function(initbench_write_registry path dir kind spec_type function header)
   initbench_catalog_lines(externs ${dir} ${kind} "extern const ${spec_type} @X@_${kind};\n")
   initbench_catalog_lines(specs ${dir} ${kind} "        &@X@_${kind},\n")
   file(CONFIGURE OUTPUT ${path} CONTENT
-"// Written by cmake/Catalog.cmake from ${dir}/*_${kind}.h; not edited by hand.
+"// Written by cmake/Catalog.cmake from the ${kind}s of ${dir}/; not edited by hand.
 #include \"${header}\"
 
 namespace initbench {

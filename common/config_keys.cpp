@@ -1,5 +1,5 @@
 // The one table of configuration keys: the rows here, and each load's and each probe's own
-// (its payload/X_load.h or bpf/X_probe.h, gathered by the generated load_catalog.h and
+// (its payload/X/X_load.h or bpf/X_probe.h, gathered by the generated load_catalog.h and
 // probe_catalog.h). Parsing, validation, profiles
 // and the header record pick every row up from the table.
 
@@ -157,7 +157,7 @@ constexpr KeySpec kGeneralKeys[] = {
 } // namespace
 
 // The built-in loads' names (the host, which checks that no external load takes one, builds
-// no load): each payload/X_load.h's.
+// no load): each payload/X/X_load.h's.
 const std::vector<std::string_view>& builtin_load_names() {
     static const std::vector<std::string_view> names = [] {
         std::vector<std::string_view> out;

@@ -13,7 +13,7 @@ namespace initbench {
 
 class Config;
 
-// The built-in loads' names, each payload/X_load.h's (the generated load catalog): an
+// The built-in loads' names, each payload/X/X_load.h's (the generated load catalog): an
 // external load may not take one.
 const std::vector<std::string_view>& builtin_load_names();
 // Why NAME cannot name an external load: [a-z][a-z0-9_]{0,31}, not "none", not a built-in

@@ -5,7 +5,7 @@
 #include "common/record_types.h"
 #include "common/text.h"
 #include "init/commands.h"
-#include "payload/load_group.h"
+#include "payload/core/load_group.h"
 #include "sys/child.h"
 
 #include <csignal>

@@ -10,10 +10,10 @@
 #include "common/text.h"
 #include "init/background.h"
 #include "init/commands.h"
-#include "payload/external.h"
-#include "payload/load_group.h"
+#include "payload/core/external.h"
+#include "payload/core/load_group.h"
 #include "init/perf_counters.h"
-#include "payload/load.h"
+#include "payload/core/load.h"
 
 #include <algorithm>
 #include <charconv>

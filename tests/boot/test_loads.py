@@ -10,7 +10,7 @@ import unittest
 import bootlib
 from test_boot import assert_clean_end
 
-# Every load of the registry (each payload/X_load.h), so that a new load is booted by construction.
+# Every load of the registry (each payload/X/X_load.h), so that a new load is booted by construction.
 LOADS = subprocess.run([os.environ.get("INITBENCH_LOADBENCH", str(bootlib.SOURCE / "build/payload/initbench-loadbench")),
                         "--list"], check=True, capture_output=True, text=True).stdout.split()
 # The loads with a sweep key have a phase per value of it.

@@ -5,9 +5,9 @@
 #include "common/config.h"
 #include "common/external_load.h"
 #include "load_catalog.h"
-#include "payload/external.h"
-#include "payload/load_group.h"
-#include "payload/load.h"
+#include "payload/core/external.h"
+#include "payload/core/load_group.h"
+#include "payload/core/load.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -526,13 +526,15 @@ TEST(ExternalLoad, HeaderShowsEveryFieldOfADefinedLoad) {
     EXPECT_EQ(c.family_names("load"), std::vector<std::string>{"x"});
 }
 
-// A load is its own files: every payload/X_load.h is in the registry (its X_load) and in
+// A load is its own files: every payload/X/X_load.h is in the registry (its X_load) and in
 // the host's view (the built-in names, the key table), in the same order, with no list by hand.
 TEST(LoadCatalog, GathersEveryLoadsOwnDeclaration) {
+    // A load is a folder payload/X/ holding X_load.h; core/ is the framework.
     std::vector<std::string> headers;
     for (const auto& entry : std::filesystem::directory_iterator(std::string(INITBENCH_SOURCE_DIR) + "/payload"))
-        if (entry.path().filename().string().ends_with("_load.h"))
-            headers.push_back(entry.path().filename().string());
+        if (const std::string x = entry.path().filename().string();
+            entry.is_directory() && std::filesystem::exists(entry.path() / (x + "_load.h")))
+            headers.push_back(x + "_load.h");
     std::sort(headers.begin(), headers.end());
     ASSERT_GE(headers.size(), 8u);
     ASSERT_EQ(load_registry().size(), headers.size());

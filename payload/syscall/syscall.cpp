@@ -3,8 +3,8 @@
 // (scripts/bench-probes.py); `syscall.name=getpgid` is the RCU Tasks Trace experiment's
 // producer, whose fentry program churns task storage. One operation is 1024 calls.
 #include "common/config.h"
-#include "payload/load.h"
-#include "payload/syscall_load.h"
+#include "payload/core/load.h"
+#include "payload/syscall/syscall_load.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>

@@ -3,8 +3,8 @@
 // JSON line per phase. No cgroup and no limits: it is for measuring the loads themselves,
 // e.g. against stress-ng (scripts/bench-loads.sh).
 #include "common/config.h"
-#include "payload/load_group.h"
-#include "payload/load.h"
+#include "payload/core/load_group.h"
+#include "payload/core/load.h"
 #include "sys/procfs.h"
 
 #include <cstdio>

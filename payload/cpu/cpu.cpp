@@ -4,8 +4,8 @@
 // --cpu-load. The busy part is the worker's own CPU time, so a worker that shares its CPU
 // still does P % of a slice's work before it sleeps.
 #include "common/config.h"
-#include "payload/load.h"
-#include "payload/cpu_load.h"
+#include "payload/core/load.h"
+#include "payload/cpu/cpu_load.h"
 
 #include <cstdint>
 #include <ctime>

@@ -4,8 +4,8 @@
 // request answered. A sweep over `tcp.clients` makes one phase per client count.
 #include "common/config.h"
 #include "sys/sys.h"
-#include "payload/load.h"
-#include "payload/tcp_load.h"
+#include "payload/core/load.h"
+#include "payload/tcp/tcp_load.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -6,8 +6,8 @@
 //   the oldest has ended.
 // One operation is one thread created, ended and joined.
 #include "common/config.h"
-#include "payload/load.h"
-#include "payload/thread_load.h"
+#include "payload/core/load.h"
+#include "payload/thread/thread_load.h"
 
 #include <unistd.h>
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "sys/sys.h"
-#include "payload/load.h"
+#include "payload/core/load.h"
 
 #include <memory>
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 
 #include "common/config.h"
 #include "common/external_load.h"
-#include "payload/load.h"
+#include "payload/core/load.h"
 
 #include <string>
 #include <vector>

@@ -3,8 +3,8 @@
 // (mmap_lock, the VMA tree, page allocation and zeroing, the unmap's zap and TLB flush)
 // that a patch to mm/ moves. One operation is one map, touch and unmap.
 #include "common/config.h"
-#include "payload/load.h"
-#include "payload/mmap_load.h"
+#include "payload/core/load.h"
+#include "payload/mmap/mmap_load.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

@@ -1,8 +1,8 @@
 // From the configuration to a phase's LoadParams: the framework does this once per phase,
 // so that a load's worker only reads plain numbers.
 #include "common/config.h"
-#include "payload/external.h"
-#include "payload/load.h"
+#include "payload/core/external.h"
+#include "payload/core/load.h"
 
 #include <algorithm>
 

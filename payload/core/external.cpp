@@ -1,4 +1,4 @@
-#include "payload/external.h"
+#include "payload/core/external.h"
 
 #include "common/perf_events.h"
 #include "common/text.h"

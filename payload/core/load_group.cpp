@@ -1,4 +1,4 @@
-#include "payload/load_group.h"
+#include "payload/core/load_group.h"
 
 #include "common/text.h"
 #include "sys/procfs.h"

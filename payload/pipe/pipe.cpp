@@ -4,8 +4,8 @@
 // is one message read whole by its receiver.
 #include "common/config.h"
 #include "sys/sys.h"
-#include "payload/load.h"
-#include "payload/pipe_load.h"
+#include "payload/core/load.h"
+#include "payload/pipe/pipe_load.h"
 
 #include <array>
 #include <sys/socket.h>

@@ -3,8 +3,8 @@
 // or, with `sleep.mode=process`, processes of their own, as the RCU Tasks Trace experiment
 // forked them (each has its own task storage and mm). One operation is one wake-up.
 #include "common/config.h"
-#include "payload/load.h"
-#include "payload/sleep_load.h"
+#include "payload/core/load.h"
+#include "payload/sleep/sleep_load.h"
 
 #include <cmath>
 #include <new>

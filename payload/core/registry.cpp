@@ -2,8 +2,8 @@
 // written by the build from payload/*_load.h (cmake/Catalog.cmake). A load that cannot run
 // on this kernel is still listed: its unsupported() says why, and the phase reports that
 // instead of a number.
-#include "payload/external.h"
-#include "payload/load.h"
+#include "payload/core/external.h"
+#include "payload/core/load.h"
 
 #include <unistd.h>
 

@@ -1,7 +1,7 @@
 // fork: workers that fork a child which exits at once, and reap it — continuously. One
 // operation is one fork + exit + wait.
-#include "payload/load.h"
-#include "payload/fork_load.h"
+#include "payload/core/load.h"
+#include "payload/fork/fork_load.h"
 
 #include <cerrno>
 #include <sys/wait.h>

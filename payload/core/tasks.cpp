@@ -1,6 +1,6 @@
 // Task handling shared by the loads: small-stack threads, forks that back off at the task
 // limit, and a worker that watches over its own processes.
-#include "payload/load.h"
+#include "payload/core/load.h"
 
 #include <algorithm>
 #include <cerrno>
