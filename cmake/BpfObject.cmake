@@ -1,5 +1,5 @@
-# initbench_bpf_object(STEM): bpf/STEM.bpf.c → STEM.bpf.o → STEM.skel.h (bpftool), exposed
-# as the INTERFACE target bpf_STEM whose include dir holds the skeleton.
+# initbench_bpf_object(STEM SRC): SRC (bpf/X/STEM.bpf.c) → STEM.bpf.o → STEM.skel.h
+# (bpftool), exposed as the INTERFACE target bpf_STEM whose include dir holds the skeleton.
 find_program(BPFTOOL bpftool PATHS /usr/sbin /usr/local/sbin REQUIRED)
 find_program(BPF_CLANG clang-14 REQUIRED)
 find_program(BPF_STRIP llvm-strip-14 REQUIRED)
@@ -11,8 +11,7 @@ else()
   set(BPF_TARGET_ARCH x86)
 endif()
 
-function(initbench_bpf_object stem)
-  set(src ${CMAKE_CURRENT_SOURCE_DIR}/${stem}.bpf.c)
+function(initbench_bpf_object stem src)
   set(obj ${CMAKE_CURRENT_BINARY_DIR}/${stem}.bpf.o)
   set(skel ${CMAKE_CURRENT_BINARY_DIR}/${stem}.skel.h)
   # The musl overlay has the uapi and libbpf headers without glibc's.

@@ -1,16 +1,16 @@
-# Each load and each probe declares itself in a header of its own, which host and guest
-# both build. A load is a folder payload/X/: its declaration X_load.h (X_declaration: its
-# name and keys) and its code, which defines X_load (a LoadSpec). A probe is bpf/X_probe.h
-# (X_declaration: its name, keys and record description) with bpf/X.cpp defining X_probe (a
-# ProbeSpec). The lists that gather them are written here from the folders' (and the
-# probes' files') names, so that adding a load or a probe adds no line to a central file.
-# Their order is the names' (alphabetical): the order in which the runner lists loads and
-# makes, reads and reports probes. payload/core/ is the loads' framework, not a load.
+# Each load and each probe is a folder with a declaration of its own, which host and guest
+# both build. A load is payload/X/: its declaration X_load.h (X_declaration: its name and
+# keys) and its code, which defines X_load (a LoadSpec). A probe is bpf/X/: its declaration
+# X_probe.h (X_declaration: its name, keys and record description) and its code, which
+# defines X_probe (a ProbeSpec). The lists that gather them are written here from the
+# folders' names, so that adding a load or a probe adds no line to a central file. Their
+# order is the names' (alphabetical): the order in which the runner lists loads and makes,
+# reads and reports probes. payload/core/ and bpf/core/ are frameworks, not units.
 
 get_filename_component(INITBENCH_CATALOG_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 
 # The units of DIR as "STEM|HEADER" (HEADER relative to the source root): every folder
-# DIR/X/ holding X_KIND.h, and every DIR/X_KIND.h.
+# DIR/X/ holding X_KIND.h.
 function(initbench_catalog_units out dir kind)
   set(from ${INITBENCH_CATALOG_ROOT}/${dir})
   if(CMAKE_SCRIPT_MODE_FILE)
@@ -20,12 +20,8 @@ function(initbench_catalog_units out dir kind)
   endif()
   set(units "")
   foreach(entry IN LISTS entries)
-    if(IS_DIRECTORY ${from}/${entry})
-      if(EXISTS ${from}/${entry}/${entry}_${kind}.h)
-        list(APPEND units "${entry}|${dir}/${entry}/${entry}_${kind}.h")
-      endif()
-    elseif(entry MATCHES "^(.+)_${kind}\\.h$")
-      list(APPEND units "${CMAKE_MATCH_1}|${dir}/${entry}")
+    if(IS_DIRECTORY ${from}/${entry} AND EXISTS ${from}/${entry}/${entry}_${kind}.h)
+      list(APPEND units "${entry}|${dir}/${entry}/${entry}_${kind}.h")
     endif()
   endforeach()
   list(SORT units)

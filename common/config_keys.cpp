@@ -1,5 +1,5 @@
 // The one table of configuration keys: the rows here, and each load's and each probe's own
-// (its payload/X/X_load.h or bpf/X_probe.h, gathered by the generated load_catalog.h and
+// (its payload/X/X_load.h or bpf/X/X_probe.h, gathered by the generated load_catalog.h and
 // probe_catalog.h). Parsing, validation, profiles
 // and the header record pick every row up from the table.
 

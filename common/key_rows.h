@@ -1,6 +1,6 @@
 // Makers of the key table's rows (common/config.h's KeySpec), one per kind: the general
 // table (common/config_keys.cpp) and each load's and probe's declaration (payload/X/X_load.h,
-// bpf/X_probe.h) use them. They are constexpr, so that every table is data the compiler lays
+// bpf/X/X_probe.h) use them. They are constexpr, so that every table is data the compiler lays
 // out, not code that builds it at start-up. One maker per kind keeps the rows short (and
 // designated initializers that skip members would trip -Wmissing-field-initializers on g++ 12).
 #pragma once

@@ -14,7 +14,7 @@ namespace initbench {
 // The record protocol version ("v" of every record; docs/protocol.md, docs/schema/).
 // 2: the shapes in docs/schema/ are pinned, and every probe that works names its mechanism.
 // 3: probe, command and background records carry "metrics" as phase records do, written
-// through their declared descriptions (common/record_decls.h, and each probe's bpf/X_probe.h).
+// through their declared descriptions (common/record_decls.h, and each probe's bpf/X/X_probe.h).
 // Readers (parse, compare) accept kOldestSchemaVersion..kSchemaVersion and refuse others;
 // they read versions 1 and 2 through the same descriptions.
 constexpr int kSchemaVersion = 3;

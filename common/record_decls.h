@@ -1,13 +1,13 @@
 // The declarations behind common/record_types.h: one RecordType per record type the guest
 // writes (each probe kind and command kind as one), as constant tables, so that a writer's
 // metric name is checked when it is compiled. The records that are no probe's are declared
-// here; each probe declares its own in bpf/X_probe.h, and kRecordTypes gathers them all.
+// here; each probe declares its own in bpf/X/X_probe.h, and kRecordTypes gathers them all.
 // docs/schema/ describes the same records, and tests/unit/record_types_test.cpp checks that
 // the two agree.
 #pragma once
 
 #include "common/record_description.h"
-#include "probe_catalog.h" // generated: every probe's bpf/X_probe.h
+#include "probe_catalog.h" // generated: every probe's bpf/X/X_probe.h
 
 #include <array>
 #include <span>

@@ -1,6 +1,6 @@
 // What a record's description is made of: its identity, dimensions, metrics (unit, better,
 // agg) and histograms. The descriptions themselves are constant tables: a probe's in its
-// own bpf/X_probe.h, the others in common/record_decls.h; common/record_types.h reads them.
+// own bpf/X/X_probe.h, the others in common/record_decls.h; common/record_types.h reads them.
 #pragma once
 
 #include <span>

@@ -33,7 +33,7 @@ consteval const RecordType& declared_type(std::string_view type, std::string_vie
     for (const RecordType& t : record_decls::kRecordTypes)
         if (t.type == type && t.kind == kind)
             return t;
-    throw "not a record type declared (common/record_decls.h, bpf/X_probe.h)";
+    throw "not a record type declared (common/record_decls.h, bpf/X/X_probe.h)";
 }
 
 // An entry's name within a metric's: a '.' in it (a kernel thread "kdamond.0") would read as
@@ -46,7 +46,7 @@ struct MetricName {
     std::string_view text;
     consteval MetricName(const char* s) : text(s) {
         if (!record_decls::declared_anywhere(text))
-            throw "not a metric declared (common/record_decls.h, bpf/X_probe.h)";
+            throw "not a metric declared (common/record_decls.h, bpf/X/X_probe.h)";
     }
 };
 

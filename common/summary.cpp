@@ -63,7 +63,7 @@ void add_probe(const nlohmann::json& r, std::vector<TestCase>& out) {
         out.push_back({base, "fail", std::nullopt, "", err});
         return;
     }
-    // The metrics its description marks as headlines (common/record_decls.h, bpf/X_probe.h), not all.
+    // The metrics its description marks as headlines (common/record_decls.h, bpf/X/X_probe.h), not all.
     bool any = false;
     for (const auto& m : record_metrics(r))
         if (m.headline) {

@@ -1,9 +1,9 @@
 #include "init/experiment.h"
 
-#include "bpf/probe.h"
-#include "bpf/setup_times.h"
-#include "bpf/span_samples.h"
-#include "bpf/vmlinux_btf.h"
+#include "bpf/core/probe.h"
+#include "bpf/core/setup_times.h"
+#include "bpf/span/span_samples.h"
+#include "bpf/core/vmlinux_btf.h"
 #include "common/perf_events.h"
 #include "common/record_types.h"
 #include "common/statistics.h"

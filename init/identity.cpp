@@ -1,6 +1,6 @@
 #include "init/identity.h"
 
-#include "bpf/kernel_symbols.h"
+#include "bpf/core/kernel_symbols.h"
 #include "common/text.h"
 #include "sys/sys.h"
 

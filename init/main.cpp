@@ -1,7 +1,7 @@
 // initbench's PID 1. main() owns the one rule of PID 1 — never return, never let an
 // exception escape — and turns every failure into an error record, the end record and the
 // configured end of the machine.
-#include "bpf/libbpf_log.h"
+#include "bpf/core/libbpf_log.h"
 #include "common/machine.h"
 #include "init/bringup.h"
 #include "init/console.h"

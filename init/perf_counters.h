@@ -3,7 +3,7 @@
 // stat's scaling. An event the kernel refuses is "not supported" with its errno, never a 0.
 #pragma once
 
-#include "bpf/probe.h"
+#include "bpf/core/probe.h"
 #include "common/config.h"
 #include "common/perf_events.h"
 #include "common/record_types.h"
@@ -74,7 +74,7 @@ std::vector<PerfEventSpec> configured_events(const Config& config);
 std::vector<unsigned> online_cpu_list();
 std::string errno_text(int err);
 
-// The experiment runner's instrument (bpf/probe.h): per phase, the load's tasks (inherited
+// The experiment runner's instrument (bpf/core/probe.h): per phase, the load's tasks (inherited
 // from init, which starts them) or every CPU. Appended when initbench.perf is set.
 void add_perf_counters(const Config& config, std::vector<std::unique_ptr<Probe>>& probes);
 

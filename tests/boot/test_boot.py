@@ -116,7 +116,7 @@ class DefaultProfile(unittest.TestCase):
         self.assertGreater(o["probe_setup_s"], 0)
         self.assertLess(o["probe_setup_s"], o["init_to_first_phase_s"])
         self.assertGreater(o["run_s"], o["init_to_first_phase_s"] + 2)
-        # The split of the set-up (bpf/setup_times.h): funclat's steps happened, each probe's
+        # The split of the set-up (bpf/core/setup_times.h): funclat's steps happened, each probe's
         # steps fit in its total, and the probes' totals in probe_setup_s.
         ps = o["probe_setup"]
         funclat = [p for p in ps["probes"] if p["probe"] == "funclat kernel_clone"]

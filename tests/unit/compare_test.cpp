@@ -395,7 +395,7 @@ TEST(Compare, DirectionComesFromTheMetric) {
     Spec slow = with_rates(scaled(200), "c");
     slow.latency_ns *= 2;
     Report lat = compare_rounds(with_rates(scaled(200), "a"), slow);
-    // funclat's avg is declared lower-is-better (bpf/funclat_probe.h).
+    // funclat's avg is declared lower-is-better (bpf/funclat/funclat_probe.h).
     EXPECT_EQ(row(lat, "fork/funclat:kernel_clone/avg")->changes[0].kind, ChangeKind::worse);
 }
 

@@ -1,8 +1,8 @@
 // The probes' parsers of the kernel's own accounting, and the shared histogram percentiles.
-#include "bpf/kthread_probe.h"
-#include "bpf/schedstat_probe.h"
-#include "bpf/settled_read.h"
-#include "bpf/span_samples.h"
+#include "bpf/kthread/kthread_probe.h"
+#include "bpf/schedstat/schedstat_probe.h"
+#include "bpf/core/settled_read.h"
+#include "bpf/span/span_samples.h"
 #include "common/histogram.h"
 
 #include <cerrno>

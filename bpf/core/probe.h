@@ -1,0 +1,61 @@
+// What every instrument offers the experiment runner — the BPF probes here, and the perf
+// counters — and when the runner calls it in each phase:
+//   before_load()  the load is not started yet (counters that children inherit open here)
+//   phase_begin()  the measurement window opens (after the warm-up)
+//   sample()       at each of the phase's sampling points (samples.ops_per_s) in the window
+//   window_end()   the window closes; the load still runs (snapshot here)
+//   phase_end()    the load is stopped and reaped; returns the phase's result
+// An instrument that cannot work on this kernel still exists and says why.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace initbench {
+
+class Config;
+
+// The attach fields every probe record shares: the mechanism when it is supported; the
+// reason it is not, or why it fell back.
+inline void describe_attach(nlohmann::json& d, bool supported, const std::string& mechanism,
+                            const std::string& reason) {
+    d["supported"] = supported;
+    if (supported)
+        d["mechanism"] = mechanism;
+    if (!reason.empty())
+        d[supported ? "fallback_reason" : "reason"] = reason;
+}
+
+class Probe {
+public:
+    virtual ~Probe() = default;
+    virtual std::string name() const = 0;
+    // How it is attached (mechanism, target), or "supported": false with the reason.
+    virtual nlohmann::json describe() const = 0;
+    virtual bool supported() const = 0;
+    // Set when what the user asked for cannot be, e.g. a function that does not exist for a
+    // probe the experiment's load depends on: the runner reports an error, not a warning.
+    virtual std::string setup_error() const { return {}; }
+    virtual void before_load() {}
+    virtual void phase_begin() = 0;
+    virtual void sample() {}
+    virtual void window_end() {}
+    virtual nlohmann::json phase_end() = 0;
+};
+
+// A kind of probe, defined as X_probe in its own bpf/X.cpp (the build lists every
+// bpf/X/X_probe.h's, cmake/Catalog.cmake): `make` adds the
+// probes the configuration asks for (none when it asks for none), each after setup_begin()
+// (bpf/core/setup_times.h) so that the end record splits the set-up time per probe.
+struct ProbeSpec {
+    std::string_view name;
+    void (*make)(const Config& config, std::vector<std::unique_ptr<Probe>>& out);
+};
+
+// In the order the runner makes, reads and reports them: their names'.
+const std::vector<const ProbeSpec*>& probe_registry();
+
+} // namespace initbench
