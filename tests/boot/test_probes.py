@@ -7,8 +7,9 @@ import bootlib
 FORK = ["initbench.phases=none,fork", "initbench.duration=1", "initbench.workers=1"]
 
 
-def probe(r, name, phase):
-    found = [p for p in r.records("probe") if p["probe"] == name and p["phase"] == phase]
+def probe(r, name, phase, function=None):
+    found = [p for p in r.records("probe") if p["probe"] == name and p["phase"] == phase
+             and function in (None, p.get("function"))]
     assert len(found) == 1, f"{name} in {phase}: {found}"
     return found[0]
 
@@ -43,12 +44,15 @@ def assert_softirq_adds_up(test, s, cpus):
 class Probes(unittest.TestCase):
     """One boot with every probe on: each reports real counts for the fork phase; the RCU
     seed's task-storage churn on getpgid in a syscall phase; wake-ups of user tasks only, as
-    the mm_cid seed counted them."""
+    the mm_cid seed counted them; funclat's subtraction of switched-out time against sleeps
+    of a known length."""
+    SLEEP_S = 0.02  # each sleeper's nanosleep, sleep.interval
 
     @classmethod
     def setUpClass(cls):
-        cls.r = bootlib.run("initbench.phases=none,fork,syscall", "initbench.duration=1", "initbench.workers=1",
-                            "initbench.funclat=kernel_clone", "initbench.funclat.subtract=offcpu",
+        cls.r = bootlib.run("initbench.phases=none,fork,syscall,sleep", "initbench.duration=1", "initbench.workers=1",
+                            "initbench.sleep.tasks=8", f"initbench.sleep.interval={cls.SLEEP_S}",
+                            "initbench.funclat=kernel_clone,hrtimer_nanosleep", "initbench.funclat.subtract=offcpu",
                             "initbench.span=kernel_clone:wake_up_new_task", "initbench.wakeups=1",
                             "initbench.wakeups.tasks=user", "initbench.schedstat=1",
                             "initbench.kthread=rcu_preempt,kworker/*", "initbench.syscall.name=getpgid",
@@ -58,11 +62,13 @@ class Probes(unittest.TestCase):
         self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr)
 
     def test_funclat_subtracts_switched_out_time(self):
-        f = probe(self.r, "funclat", "fork")
+        f = probe(self.r, "funclat", "fork", "kernel_clone")
         self.assertTrue(f["supported"], f.get("reason"))
         self.assertEqual(f["subtract"], "offcpu")
         self.assertGreater(f["count"], 0)
         self.assertLessEqual(f["switched_out"]["calls"], f["count"])
+        if f["switched_out"]["calls"]:
+            self.assertGreater(f["switched_out"]["subtracted"], 0, f["switched_out"])
         # A call already in flight when the window opened counts on return only.
         self.assertGreaterEqual(f["entries"], f["count"] - 8)
         self.assertEqual(f["switch_mechanism"], "tp_btf/sched_switch")
@@ -72,6 +78,22 @@ class Probes(unittest.TestCase):
         self.assertLessEqual(p["p50"], p["p90"])
         self.assertLessEqual(p["p90"], p["p99"])
         self.assertLessEqual(p["p99"], f["max"])
+
+    def test_funclat_subtraction_accounts_for_the_time_slept(self):
+        # Checked against a fact the probe does not produce: every nanosleep of the sleep
+        # load lasts at least sleep.interval, off the CPU. With that time subtracted, what is
+        # left is the call's own work, far below the interval; added back, it accounts for
+        # every sleep. Counting the duration whole, or subtracting nothing, fails here.
+        f = probe(self.r, "funclat", "sleep", "hrtimer_nanosleep")
+        self.assertTrue(f["supported"], f.get("reason"))
+        self.assertEqual(f["unit"], "ns")
+        interval_ns = self.SLEEP_S * 1e9
+        count, out = f["count"], f["switched_out"]
+        self.assertGreater(count, 20, "8 sleepers of 20 ms for 1 s")
+        self.assertEqual(out["calls"], count, "every sleep switches out")
+        self.assertGreater(out["subtracted"], 0)
+        self.assertLess(f["avg"], 0.1 * interval_ns, f)
+        self.assertGreaterEqual(f["sum"] + out["subtracted"], 0.9 * count * interval_ns, f)
 
     def test_span_between_functions_that_run_in_order(self):
         s = probe(self.r, "span", "fork")

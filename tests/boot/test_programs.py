@@ -97,7 +97,10 @@ workers = 1
 load.stressfork = stress-ng --fork {workers} -t {duration} --metrics-brief
 load.stressfork.metric = fork +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +([0-9.]+)
 load.stressfork.unit = bogo-ops/s
-load.failing = sh -c 'echo about to fail; exit 3'
+# Its output matches its .metric: the number must still not count, since the program failed.
+load.failing = sh -c 'echo rate 42.5; echo about to fail; exit 3'
+load.failing.metric = rate ([0-9.]+)
+load.failing.unit = ops/s
 load.nomatch = sh -c 'echo no number here'
 load.nomatch.metric = rate ([0-9.]+)
 load.nomatch.unit = ops/s
@@ -184,6 +187,8 @@ class PackedProgramsAsLoads(unittest.TestCase):
         p = self.phases["failing"]
         self.assertEqual(p["program"]["exit"], 3)
         self.assertIn("about to fail", p["program"]["output_tail"])
+        self.assertIn("rate 42.5", p["program"]["output_tail"], "the metric's pattern matched")
+        self.assertEqual(p["metrics"], {}, "a failed program's figure is not a result")
         e = self.error_of("failing")
         self.assertEqual(e["key"], "load.failing")
         self.assertIn("exited with status 3; its last line: about to fail", e["reason"])

@@ -87,6 +87,8 @@ class Page(HTMLParser):
         self.urls = []         # src/href values
         self.scripts = []      # script tags' attributes
         self.row_heads = []    # <th> texts in the identity table
+        self.metric_tables = []  # per table.metrics, each row's metric id (its first titled cell)
+        self._row_id = None
         self.text = []
         self._figure = None
         self._in_identity = False
@@ -108,6 +110,14 @@ class Page(HTMLParser):
         if tag == "table":
             self.tables.append(a.get("class", ""))
             self._in_identity = a.get("class") == "identity"
+            if a.get("class") == "metrics":
+                self.metric_tables.append([])
+            self._row_id = [] if a.get("class") == "metrics" else None
+        if tag == "tr" and self._row_id is not None:
+            self._row_id = []
+        if tag == "td" and self._row_id == [] and "title" in a:
+            self._row_id.append(a["title"])
+            self.metric_tables[-1].append(a["title"])
         if tag == "th" and self._in_identity:
             self._th = ""
 
@@ -116,6 +126,7 @@ class Page(HTMLParser):
             self._figure = None
         if tag == "table":
             self._in_identity = False
+            self._row_id = None
         if tag == "th" and self._th is not None:
             self.row_heads.append(self._th.strip())
             self._th = None

@@ -53,6 +53,15 @@ class ReportPage(unittest.TestCase):
         self.assertEqual(len([f for f in page.figures if f[0] == "timeseries"]), len(series))
         self.assertEqual(sorted(histograms), sorted(hists))
         self.assertTrue(all(f[2] for f in page.figures), "every figure holds gnuplot's SVG")
+        # Every metric compare finds is a row of the page, in its group's table (the phases',
+        # then the probes'): none dropped, none added.
+        out = subprocess.run([INITBENCH, "compare", self.base_path, self.new_path, "--format", "json"],
+                             capture_output=True, text=True)
+        metrics = json.loads(out.stdout)["metrics"]
+        by_group = [sorted(m["id"] for m in metrics if "/" not in m["group"]),
+                    sorted(m["id"] for m in metrics if "/" in m["group"])]
+        self.assertTrue(all(by_group), by_group)
+        self.assertEqual([sorted(t) for t in page.metric_tables], by_group)
         # Identity first: the facts of each run.
         for head in ("status", "run id", "kernel release", "build id", "kernel SHA-256",
                      "image SHA-256", "command line", "QEMU"):

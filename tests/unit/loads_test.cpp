@@ -8,6 +8,7 @@
 #include "payload/core/external.h"
 #include "payload/core/load_group.h"
 #include "payload/core/load.h"
+#include "run_load.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -23,11 +24,9 @@
 namespace initbench {
 namespace {
 
-Config config_of(const std::string& params) {
-    ConfigResult r = parse_config(params, nullptr);
-    EXPECT_TRUE(r.ok()) << (r.errors.empty() ? "" : r.errors[0].describe());
-    return r.config;
-}
+using testing_loads::config_of;
+using testing_loads::start_load;
+using testing_loads::wait_for_ops;
 
 std::string refusal(const std::string& param) {
     ConfigResult r = parse_config(param, nullptr);
@@ -249,23 +248,6 @@ TEST(Profiles, SisTbench) {
 }
 
 // ---- every load, run natively -----------------------------------------------------------
-
-// Starts `name` natively (no cgroup) with the parameters `params` resolve to.
-std::unique_ptr<LoadGroup> start_load(const std::string& name, const std::string& params) {
-    const LoadSpec& spec = *find_load(name);
-    const Config c = config_of(params);
-    auto started = LoadGroup::start(spec, resolve_params(spec, c, sweep_values(spec, c)[0]), {});
-    EXPECT_TRUE(started.ok()) << (started.ok() ? "" : started.error().message());
-    return started.ok() ? std::move(started.value()) : nullptr;
-}
-
-// Counting is what is tested, not speed: waits for `n` operations, however slow.
-bool wait_for_ops(const LoadGroup& group, uint64_t n) {
-    const double deadline = monotonic_seconds() + 20;
-    while (group.total_ops() < n && monotonic_seconds() < deadline)
-        ::usleep(10000);
-    return group.total_ops() >= n;
-}
 
 bool no_children_left() {
     int status;

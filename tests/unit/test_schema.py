@@ -131,6 +131,78 @@ class SavedLogs(unittest.TestCase):
                 schema_check.validate_results(json.loads(path.read_text()))
 
 
+def record_kind(r):
+    return r.get("type") + (":" + r.get("probe", "?") if r.get("type") == "probe" else "")
+
+
+def field_paths(node, path=()):
+    """Every key of a record, nested ones too, as tuples."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield path + (k,)
+            yield from field_paths(v, path + (k,))
+
+
+# The fields a real record may lack, by record kind: everything else the saved logs' records
+# carry is required by the schemas. A field dropped from a `required` list, or a new field
+# left optional, fails the test until it is listed here, on purpose. (Some listed fields are
+# required in some shapes of a kind: a phase with a load has limits, the idle one none.)
+OPTIONAL = {
+    "end": ["console_bytes", "overhead", "overhead.probe_setup", "overhead.probe_setup.*", "overhead.startup",
+            "overhead.startup.*"],
+    "header": ["config.sources.*", "config.values.*", "initbench_commit"],
+    "phase": ["cgroup", "failures", "limits", "load.clients", "load.groups", "load.params.cpu_load_pct",
+              "load.params.fds", "load.params.interval_s", "load.params.mode", "load.params.msg_size",
+              "load.params.sleepers", "load.params.syscall", "load.params.threads", "memory_peak_mb",
+              "metrics.mb_per_s", "metrics.ops_per_s_per_worker", "metrics.sleep.ops_per_s",
+              "metrics.sleep.ops_per_s_per_worker", "metrics.syscall.ops_per_s",
+              "metrics.syscall.ops_per_s_per_worker", "samples.sleep.ops_per_s", "samples.syscall.ops_per_s",
+              "samples.tasks", "startup_s", "stop_s", "tasks", "tasks.peak_sampled", "tasks.reaped",
+              "tasks.running_after_stop"],
+    "probe:funclat": ["entries", "fallback_reason", "percentiles.p50", "percentiles.p90", "percentiles.p99"],
+    "probe:kthread": ["ticks_per_span"],
+    "probe:perf": [],
+    # Per-CPU fields: a CPU's line may lack the fields of an older /proc/schedstat version.
+    "probe:schedstat": ["cpus.cpu0", "cpus.cpu0.*"],
+    "probe:span": ["percentiles.p50", "percentiles.p90", "percentiles.p99", "samples"],
+    "probe:task_storage_churn": [],
+    "probe:wakeups": ["tasks"],
+    "summary": [],
+    "warning": [],
+}
+
+
+class RequiredFields(unittest.TestCase):
+    """Exhaustive: each field of each record of the saved real logs is removed in turn; the
+    schemas must refuse the record unless OPTIONAL lists the field."""
+
+    def test_removing_any_required_field_is_refused(self):
+        import fnmatch
+        accepted, seen = {}, {}
+        for log in saved_logs():
+            _, doc = parse(log)
+            shapes = {}  # one record of each kind and set of fields a log: the rest repeat it
+            for record in doc["records"]:
+                shapes.setdefault((record_kind(record), frozenset(record)), record)
+            for (kind, _), record in shapes.items():
+                for path in field_paths(record):
+                    cut = copy.deepcopy(record)
+                    node = cut
+                    for key in path[:-1]:
+                        node = node[key]
+                    del node[path[-1]]
+                    name = ".".join(path)
+                    seen.setdefault(kind, set()).add(name)
+                    if valid(cut, "records.schema.json"):
+                        accepted.setdefault(kind, set()).add(name)
+        self.assertEqual(set(seen), set(OPTIONAL), "record kinds in the saved logs")
+        for kind, names in seen.items():
+            with self.subTest(kind=kind):
+                allowed = {n for n in names if any(fnmatch.fnmatchcase(n, p) for p in OPTIONAL[kind])}
+                self.assertEqual(accepted.get(kind, set()) - allowed, set(),
+                                 "accepted without these fields, which OPTIONAL does not list")
+
+
 class RefusesWhatTheGuestNeverWrites(unittest.TestCase):
     """Each case changes one thing of a valid document: the schema must say no."""
 
@@ -185,7 +257,7 @@ class RefusesWhatTheGuestNeverWrites(unittest.TestCase):
                 self.assertFalse(valid(r, "records.schema.json"), f"unsupported {probe} with numbers")
 
     def test_version_3_metrics(self):
-        """Version 3's probe metrics, as the probes declare them (bpf/X_probe.h) (the C++ test
+        """Version 3's probe metrics, as the probes declare them (bpf/X/X_probe.h) (the C++ test
         RecordTypes.AgreeWithTheSchemas checks every declaration against these schemas)."""
         r = copy.deepcopy(FUNCLAT)
         r["v"] = 3

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Deliberate semantic breaks, each of which some test must catch.
+
+Copies the source tree to a scratch directory, builds it once (host and the x86_64 guest),
+then for each break: applies it, rebuilds, runs the tests named for it, and puts the file
+back. Prints a table of the breaks, the tests, and whether they failed as they must, with
+the first failure line; exits 1 when a break passed its tests (a hole in the suite).
+
+Run by hand or weekly, not in CI: it builds the tree and boots kernels (about 30 minutes on
+two cores).
+
+    scripts/mutants.py                 every break
+    scripts/mutants.py NAME...         those breaks
+    scripts/mutants.py --list          their names and what they break
+    scripts/mutants.py --scratch DIR   keep the scratch tree (and its build) in DIR
+
+Each break replaces one exact piece of text, which must occur once in its file: when the code
+moves on, the break says so instead of silently testing nothing."""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+SOURCE = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Break:
+    name: str
+    what: str
+    path: str
+    old: str
+    new: str
+    tests: str  # ctest -R regular expression
+
+
+BREAKS = [
+    Break("gate-passes-failed-runs", "compare --fail-on ignores error records and missing metrics",
+          "host/compare_cli.cpp",
+          "const bool failed = !outcome.fired.empty() || !gate_failures.empty() || (gate && !outcome.missing.empty());",
+          "const bool failed = !outcome.fired.empty();",
+          r"^CompareCliTest\.Gate"),
+    Break("bisect-one-sample", "bisect-step decides from one sample a side (a zero-width interval)",
+          "host/bisect.cpp",
+          "} else if (base.size() == 1 && step.size() == 1) {",
+          "} else if (false) {",
+          r"^BisectDecision\."),
+    Break("funclat-counts-whole-duration", "funclat counts a call's duration whole, switched-out time included",
+          "bpf/funclat/funclat.bpf.c", "count(h, d - off);", "count(h, d);",
+          r"^boot\.Probes$"),
+    Break("funclat-subtracts-nothing", "funclat records no switched-out time",
+          "bpf/funclat/funclat.bpf.c", "h->subtracted_ns += off;", "",
+          r"^boot\.Probes$"),
+    Break("failed-program-keeps-metric", "an external program that failed keeps the metric its output matched",
+          "init/experiment.cpp", "if (regex.empty() || !failure.empty())", "if (regex.empty())",
+          r"^boot\.PackedProgramsAsLoads$"),
+    Break("report-drops-a-row", "the report's metric tables skip their last row",
+          "host/report_html.cpp", "        for (const json* m : rows) {\n            html << \"<tr>\"",
+          "        for (const json* m : rows) {\n            if (m == rows.back())\n                continue;\n"
+          "            html << \"<tr>\"",
+          r"^report\.Page$"),
+    Break("schema-wakeups-threads-optional", "the wakeups record's schema no longer requires threads",
+          "docs/schema/record-probe.schema.json", None, None, r"^schema$"),
+    Break("cpu-load-never-sleeps", "cpu.load below 100 spins the whole slice",
+          "payload/cpu/cpu.cpp", "if (pct >= 100)", "if (pct >= 1)", r"^LoadEffects\."),
+    Break("syscall-load-skips-the-call", "the syscall load counts without making the system call",
+          "payload/syscall/syscall.cpp", "::syscall(nr, 0);", "asm volatile(\"\" ::: \"memory\");",
+          r"^LoadEffects\."),
+]
+
+
+def run(cmd, cwd, log):
+    with open(log, "a") as out:
+        out.write(f"\n$ {' '.join(map(str, cmd))}\n")
+        out.flush()
+        return subprocess.run(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT).returncode
+
+
+def copy_tree(dest):
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=SOURCE,
+                           capture_output=True, check=True).stdout.split(b"\0")
+    for f in filter(None, files):
+        src = SOURCE / f.decode()
+        if src.is_file():
+            (dest / f.decode()).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / f.decode())
+
+
+def schema_break(text):
+    """Drops "threads" from the wakeups probe's required list(s)."""
+    import json
+    doc = json.loads(text)
+
+    def drop(node):
+        if isinstance(node, dict):
+            if "threads" in node.get("required", []):
+                node["required"].remove("threads")
+                return True
+            return any([drop(v) for v in node.values()])
+        if isinstance(node, list):
+            return any([drop(v) for v in node])
+        return False
+    if not drop(doc["$defs"]["wakeups"]):
+        return None
+    return json.dumps(doc, indent=1)
+
+
+def mutated(b, text):
+    if b.name == "schema-wakeups-threads-optional":
+        return schema_break(text)
+    return text.replace(b.old, b.new) if text.count(b.old) == 1 else None
+
+
+def first_failure(log):
+    for line in Path(log).read_text(errors="replace").splitlines():
+        if "Failure" in line or "AssertionError" in line or "***Failed" in line or "FAIL:" in line:
+            return line.strip()[:160]
+    return ""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("names", nargs="*")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--scratch")
+    args = ap.parse_args()
+    if args.list:
+        for b in BREAKS:
+            print(f"{b.name:34} {b.what}  [{b.tests}]")
+        return 0
+    chosen = [b for b in BREAKS if not args.names or b.name in args.names]
+    unknown = set(args.names) - {b.name for b in BREAKS}
+    if unknown:
+        print(f"mutants: no such break: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    scratch = Path(args.scratch or tempfile.mkdtemp(prefix="initbench-mutants-"))
+    scratch.mkdir(parents=True, exist_ok=True)
+    log = scratch / "mutants.log"
+    copy_tree(scratch)
+    build = scratch / "build"
+    configure = ["cmake", "-S", ".", "-B", str(build), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+                 "-DINITBENCH_ARCHES=x86_64", "-DBUILD_TESTING=ON"]
+    if run(configure, scratch, log) or run(["cmake", "--build", str(build)], scratch, log):
+        print(f"mutants: the unbroken tree does not build; see {log}", file=sys.stderr)
+        return 2
+    env_kernel = subprocess.run([str(SOURCE / "scripts/fetch-debs.sh"), "kernel", "amd64"],
+                                capture_output=True, text=True).stdout.strip()
+    os.environ.setdefault("INITBENCH_TEST_KERNEL", env_kernel)
+    survived = 0
+    print(f"{'break':34} {'tests':32} caught")
+    for b in chosen:
+        path = scratch / b.path
+        original = path.read_text()
+        broken = mutated(b, original)
+        if broken is None:
+            print(f"{b.name:34} {b.tests:32} STALE: its text is not in {b.path} once")
+            survived += 1
+            continue
+        path.write_text(broken)
+        try:
+            before = log.stat().st_size
+            if run(["cmake", "--build", str(build)], scratch, log):
+                print(f"{b.name:34} {b.tests:32} yes (the build fails)")
+                continue
+            code = run(["ctest", "--test-dir", str(build), "-R", b.tests, "--output-on-failure"], scratch, log)
+            with open(log) as f:
+                f.seek(before)
+                part = scratch / "last.log"
+                part.write_text(f.read())
+            caught = code != 0
+            survived += not caught
+            print(f"{b.name:34} {b.tests:32} {'yes' if caught else 'NO'}  {first_failure(part) if caught else ''}")
+        finally:
+            path.write_text(original)
+    print(f"log: {log}")
+    if not args.scratch:
+        print(f"scratch tree kept for inspection: {scratch}")
+    return 1 if survived else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
