@@ -1,6 +1,6 @@
 // The statistics core shared by the guest (repeat and round summaries) and the host
 // (compare): means by a metric's aggregation kind and the sample standard deviation. The
-// host's tests and intervals (host/stats.h) build on these.
+// host's tests and intervals (host/compare/stats.h) build on these.
 #pragma once
 
 #include <optional>

@@ -1,5 +1,5 @@
 // Build-time tool: turns an image manifest into a reproducible initramfs and prints its size.
-#include "host/cpio_archive.h"
+#include "host/image/cpio_archive.h"
 
 #include <cstdio>
 #include <exception>

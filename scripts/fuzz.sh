@@ -17,8 +17,8 @@ flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 for target in config log results; do
     bin=$work/fuzz_$target
     extra=()
-    [[ $target == results ]] && extra=("$here/host/compare_read.cpp")
-    [[ $target == log ]] && extra=("$here/host/logparse.cpp" "$here/host/lava_log.cpp" -lyaml)
+    [[ $target == results ]] && extra=("$here/host/compare/compare_read.cpp")
+    [[ $target == log ]] && extra=("$here/host/results/logparse.cpp" "$here/host/results/lava_log.cpp" -lyaml)
     if [[ -n ${FUZZ_BIN_DIR:-} ]]; then
         bin=$FUZZ_BIN_DIR/fuzz_$target
     else

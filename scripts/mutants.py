@@ -40,12 +40,12 @@ class Break:
 
 BREAKS = [
     Break("gate-passes-failed-runs", "compare --fail-on ignores error records and missing metrics",
-          "host/compare_cli.cpp",
+          "host/cli/compare_cli.cpp",
           "const bool failed = !outcome.fired.empty() || !gate_failures.empty() || (gate && !outcome.missing.empty());",
           "const bool failed = !outcome.fired.empty();",
           r"^CompareCliTest\.Gate"),
     Break("bisect-one-sample", "bisect-step decides from one sample a side (a zero-width interval)",
-          "host/bisect.cpp",
+          "host/cli/bisect.cpp",
           "} else if (base.size() == 1 && step.size() == 1) {",
           "} else if (false) {",
           r"^BisectDecision\."),
@@ -59,7 +59,7 @@ BREAKS = [
           "init/experiment.cpp", "if (regex.empty() || !failure.empty())", "if (regex.empty())",
           r"^boot\.PackedProgramsAsLoads$"),
     Break("report-drops-a-row", "the report's metric tables skip their last row",
-          "host/report_html.cpp", "        for (const json* m : rows) {\n            html << \"<tr>\"",
+          "host/report/report_html.cpp", "        for (const json* m : rows) {\n            html << \"<tr>\"",
           "        for (const json* m : rows) {\n            if (m == rows.back())\n                continue;\n"
           "            html << \"<tr>\"",
           r"^report\.Page$"),

@@ -156,7 +156,7 @@ TEST(ClassifyKernelMessage, LockupsAsTheKernelPrintsThem) {
     // Regression (was a bug): init/kmsg.cpp classify_kernel_message(): "BUG:" is matched only at the start of the
     // message, but kernel/watchdog.c defines pr_fmt "watchdog: ", so a real soft lockup reads
     // "watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [x:1]" and is classified "" (the host
-    // parser, host/logparse.cpp, looks for exactly "watchdog: BUG: soft lockup"). Hard
+    // parser, host/results/logparse.cpp, looks for exactly "watchdog: BUG: soft lockup"). Hard
     // lockups ("NMI watchdog: Watchdog detected hard LOCKUP on cpu 1") are not matched either.
     EXPECT_EQ(classify_kernel_message("watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [swapper/0:1]"),
               std::string_view("lockup"));

@@ -2,7 +2,7 @@
 // the first byte is odd, every frame's CRC is repaired first, so that the fuzzer gets past
 // the framing into the JSON, sequence and run logic.
 #include "common/crc32.h"
-#include "host/logparse.h"
+#include "host/results/logparse.h"
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 // libFuzzer target: the results-document reader that `initbench compare` and bisect-step
 // trust. Arbitrary bytes must give a RunFile or an error, never a crash.
-#include "host/compare.h"
+#include "host/compare/compare.h"
 
 #include <cstdint>
 #include <string_view>

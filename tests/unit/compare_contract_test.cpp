@@ -12,9 +12,9 @@
 // Made again by booting the same parameters with `initbench run --log` and keeping the
 // lines holding "IB1 ".
 #include "common/record_types.h"
-#include "host/logparse.h"
-#include "host/compare.h"
-#include "host/results.h"
+#include "host/results/logparse.h"
+#include "host/compare/compare.h"
+#include "host/results/results.h"
 
 #include <gtest/gtest.h>
 

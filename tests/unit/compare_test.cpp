@@ -1,10 +1,10 @@
 // Unit tests of `initbench compare` and bisect-step's decisions on synthetic results
 // documents: reading and refusing files, finding metrics by structure, significance,
 // warnings, output formats and --fail-on rules. No QEMU.
-#include "host/bisect.h"
+#include "host/cli/bisect.h"
 #include "common/record.h"
-#include "host/compare.h"
-#include "host/compare_cli.h"
+#include "host/compare/compare.h"
+#include "host/cli/compare_cli.h"
 
 #include <CLI/CLI.hpp>
 #include <gtest/gtest.h>

@@ -1,15 +1,15 @@
 // Unit tests of the host CLI's library (host/): verdicts, the QEMU command line, the
 // initramfs writer, the child runner and file hashing. No QEMU and no kernel needed.
 #include "common/crc32.h"
-#include "host/logparse.h"
+#include "host/results/logparse.h"
 #include "common/record.h"
-#include "host/cpio_archive.h"
-#include "host/environment.h"
-#include "host/hash.h"
-#include "host/image_settings.h"
-#include "host/process.h"
-#include "host/qemu.h"
-#include "host/results.h"
+#include "host/image/cpio_archive.h"
+#include "host/boot/environment.h"
+#include "host/boot/hash.h"
+#include "host/image/image_settings.h"
+#include "host/boot/process.h"
+#include "host/boot/qemu.h"
+#include "host/results/results.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -676,7 +676,7 @@ TEST(Manifest, MalformedLinesNameTheLine) {
 }
 
 TEST(Manifest, BadModesNameTheLine) {
-    // Regression (was a bug): host/cpio_archive.cpp parse_manifest(): the mode is converted after the checks with
+    // Regression (was a bug): host/image/cpio_archive.cpp parse_manifest(): the mode is converted after the checks with
     // std::stoul(mode, nullptr, 8): "rwx" throws std::invalid_argument (not runtime_error, no
     // line number), "0968" silently becomes 0, "0100755" smuggles file-type bits into the
     // mode that write_cpio_gz() ORs with S_IFDIR/S_IFREG.
@@ -900,7 +900,7 @@ TEST(RunChild, TimeoutKillsTheWholeGroup) {
 }
 
 TEST(RunChild, TimeoutHoldsWhenTheChildClosesItsOutput) {
-    // Regression (was a bug): host/process.cpp run_child(): the poll loop runs only `while (out_open ||
+    // Regression (was a bug): host/boot/process.cpp run_child(): the poll loop runs only `while (out_open ||
     // err_open)`; a child that closes (or redirects) stdout and stderr but keeps running is
     // then waited for with a blocking waitpid(pid, &status, 0), so timeout_s is not enforced.
     const ChildOutcome o = run_child(sh("exec >/dev/null 2>&1; sleep 4", 1));

@@ -3,7 +3,7 @@
 // table names (tests/unit/data/kconfig/, extract.sh says where each came from); the
 // expected verdicts come from what those kernels are known to do when booted, not from the
 // table, so a wrong row fails here. tests/boot/bootlib.py checks the same against boots.
-#include "host/kconfig.h"
+#include "host/lab/kconfig.h"
 
 #include <filesystem>
 #include <fstream>

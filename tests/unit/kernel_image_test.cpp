@@ -1,9 +1,9 @@
 // PVH boot (host/kernel_image, host/decompress): a fake vmlinux with the PVH and build-id
 // notes, compressed by each tool the way the kernel's Makefile does, inside a synthetic
 // bzImage; damaged images; the vmlinux cache, also under concurrent extraction.
-#include "host/kernel_image.h"
+#include "host/boot/kernel_image.h"
 
-#include "host/hash.h"
+#include "host/boot/hash.h"
 
 #include <elf.h>
 #include <filesystem>

@@ -1,7 +1,7 @@
 // LAVA on the host: the job `initbench lava-job` writes (read back with libyaml's document
 // loader, an independent reader of what the emitter wrote) and the log lines LAVA writes.
-#include "host/lava_job.h"
-#include "host/lava_log.h"
+#include "host/lab/lava_job.h"
+#include "host/results/lava_log.h"
 
 #include <gtest/gtest.h>
 #include <yaml.h>

@@ -1,4 +1,4 @@
-#include "host/logparse.h"
+#include "host/results/logparse.h"
 
 #include <gtest/gtest.h>
 

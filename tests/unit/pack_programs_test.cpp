@@ -1,8 +1,8 @@
 // `initbench pack --program` (host/elf_deps, host/pack_programs): this host's own programs
 // resolved and laid out, checked against what `ldd` says; the errors, which write nothing.
-#include "host/elf_deps.h"
-#include "host/pack.h"
-#include "host/pack_programs.h"
+#include "host/image/elf_deps.h"
+#include "host/image/pack.h"
+#include "host/image/pack_programs.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>

@@ -1,5 +1,5 @@
 // `initbench pack` (host/pack): payload paths, the entries appended, the experiment check.
-#include "host/pack.h"
+#include "host/image/pack.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,6 +1,6 @@
 // Unit tests of host/stats: means, spread, Welch's t-test, LKP's rule and the histogram test
 // against values computed independently (closed forms, R's t.test on its `sleep` data set).
-#include "host/stats.h"
+#include "host/compare/stats.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,164 @@
+#include "host/boot/boot.h"
+
+#include "host/boot/environment.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+namespace initbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A guest that printed nothing in this long under KVM never started (README, "--accel auto": on some
+// hosts /dev/kvm opens but guests hang in the firmware).
+constexpr double kKvmFirstOutputDeadline = 15;
+
+std::string last_line(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+        text.pop_back();
+    auto nl = text.rfind('\n');
+    return nl == std::string::npos ? text : text.substr(nl + 1);
+}
+
+std::string host_release() {
+    utsname u{};
+    ::uname(&u);
+    return u.release;
+}
+
+fs::path kvm_verdict_file(const std::string& cache_dir) {
+    return fs::path(cache_dir) / ("kvm-broken-" + host_release());
+}
+
+// Watches the stream for the end record so the runner knows when output is complete.
+class EndWatcher {
+public:
+    bool saw_end(std::string_view chunk) {
+        for (char c : chunk) {
+            if (c == '\n') {
+                if (line_.find("IB1 ") != std::string::npos && line_.find("\"type\":\"end\"") != std::string::npos)
+                    seen_ = true;
+                line_.clear();
+            } else if (line_.size() < 1 << 20) {
+                line_.push_back(c);
+            }
+        }
+        return seen_;
+    }
+
+private:
+    std::string line_;
+    bool seen_ = false;
+};
+
+struct Attempt {
+    std::vector<std::string> argv;
+    ChildOutcome child;
+    LogParser parser;
+};
+
+void attempt(const RunOptions& o, const BootSpec& spec, double first_output_deadline, Attempt& a,
+             std::ofstream* log) {
+    a.argv = qemu_argv(spec);
+    EndWatcher end;
+    ChildRun run;
+    run.argv = a.argv;
+    run.timeout_s = o.timeout_s;
+    run.first_output_deadline_s = first_output_deadline;
+    run.on_output = [&](std::string_view bytes) {
+        a.parser.feed(bytes);
+        if (log)
+            log->write(bytes.data(), static_cast<std::streamsize>(bytes.size())).flush();
+        if (o.echo)
+            (void)!::write(2, bytes.data(), bytes.size());
+        return end.saw_end(bytes);
+    };
+    a.child = run_child(run);
+    a.parser.finish();
+}
+
+} // namespace
+
+RunResult boot_and_collect(const RunOptions& o) {
+    BootSpec spec = o.boot;
+    if (!o.kernel_boot.boot_path.empty())
+        spec.kernel = o.kernel_boot.boot_path;
+    std::string accel_note;
+    std::optional<std::ofstream> log;
+    if (!o.log_path.empty())
+        log.emplace(o.log_path, std::ios::binary | std::ios::trunc);
+
+    bool try_kvm = o.accel == AccelChoice::kvm;
+    if (o.accel == AccelChoice::auto_) {
+        std::string why;
+        if (!kvm_device_usable(why))
+            accel_note = "tcg: " + why;
+        else if (!o.cache_dir.empty() && fs::exists(kvm_verdict_file(o.cache_dir)))
+            accel_note = "tcg: KVM did not run a guest on this host before (" +
+                         kvm_verdict_file(o.cache_dir).string() + ")";
+        else
+            try_kvm = true;
+    }
+
+    auto a = std::make_unique<Attempt>();
+    if (try_kvm) {
+        spec.accel = Accel::kvm;
+        attempt(o, spec, o.accel == AccelChoice::auto_ ? kKvmFirstOutputDeadline : 0, *a, log ? &*log : nullptr);
+        // KVM failed if the guest printed nothing: it hung, or QEMU died before the kernel
+        // started (-cpu host aborts on some hosts). Output means the kernel ran: its
+        // failures are the kernel's, not KVM's.
+        const auto& c = a->child;
+        bool hung = c.end == ChildOutcome::End::no_output;
+        bool died = c.first_output_s < 0 && c.end == ChildOutcome::End::exited && (c.exit_code != 0 || c.term_signal);
+        if (o.accel == AccelChoice::auto_ && (hung || died)) {
+            std::string why = hung ? "printed nothing in 15 s" : "QEMU failed: " + last_line(c.stderr_text);
+            accel_note = "tcg: KVM guest " + why + "; fell back to TCG";
+            if (!o.cache_dir.empty()) {
+                fs::create_directories(o.cache_dir);
+                std::ofstream(kvm_verdict_file(o.cache_dir)) << accel_note << "\n";
+            }
+            if (log)
+                log.emplace(o.log_path, std::ios::binary | std::ios::trunc);
+            a = std::make_unique<Attempt>();
+            spec.accel = Accel::tcg;
+            attempt(o, spec, 0, *a, log ? &*log : nullptr);
+        }
+    } else {
+        spec.accel = Accel::tcg;
+        attempt(o, spec, 0, *a, log ? &*log : nullptr);
+    }
+
+    RunResult r;
+    r.log = a->parser.result();
+    r.child = a->child;
+    const auto& c = a->child;
+    r.host = {{"qemu_argv", a->argv},
+              {"accel", spec.accel == Accel::kvm ? "kvm" : "tcg"},
+              {"clock", spec.icount ? "icount" : "wall"},
+              {"kernel", file_facts(o.boot.kernel)}, // the file given, even when its vmlinux booted
+              {"image", file_facts(spec.image)},
+              {"arch", spec.arch},
+              {"cpus", spec.cpus},
+              {"memory_mb", spec.memory_mb},
+              {"host_kernel", host_release()},
+              {"wall", {{"total_s", c.wall_s},
+                        {"first_output_s", c.first_output_s},
+                        {"end_record_s", c.complete_s},
+                        {"end_record_to_exit_s", c.complete_s >= 0 ? c.wall_s - c.complete_s : -1}}}};
+    if (!o.kernel_boot.protocol.empty())
+        r.host["boot"] = o.kernel_boot.facts();
+    if (!o.machine.is_null())
+        r.host["machine"] = o.machine;
+    if (!accel_note.empty())
+        r.host["accel_note"] = accel_note;
+    if (!c.stderr_text.empty())
+        r.host["qemu_stderr"] = c.stderr_text;
+    r.environment = run_environment(a->argv.at(0), o.kernel_config);
+    return r;
+}
+
+} // namespace initbench

@@ -1,0 +1,32 @@
+#include "host/boot/hash.h"
+
+#include <cstdio>
+#include <memory>
+#include <openssl/evp.h>
+#include <stdexcept>
+
+namespace initbench {
+
+std::string sha256_file(const std::string& path) {
+    std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), std::fclose);
+    if (!f)
+        throw std::runtime_error("cannot read " + path);
+    std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+    EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+    char buf[1 << 16];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0)
+        EVP_DigestUpdate(ctx.get(), buf, n);
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned len = 0;
+    EVP_DigestFinal_ex(ctx.get(), md, &len);
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned i = 0; i < len; i++) {
+        out.push_back(hex[md[i] >> 4]);
+        out.push_back(hex[md[i] & 15]);
+    }
+    return out;
+}
+
+} // namespace initbench

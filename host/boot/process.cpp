@@ -1,0 +1,188 @@
+#include "host/boot/process.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace initbench {
+namespace {
+
+double now_s() {
+    using namespace std::chrono;
+    return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+struct Pipe {
+    int r = -1, w = -1;
+    bool open() {
+        int fds[2];
+        if (::pipe2(fds, O_CLOEXEC) != 0)
+            return false;
+        r = fds[0];
+        w = fds[1];
+        return true;
+    }
+    ~Pipe() {
+        if (r >= 0)
+            ::close(r);
+        if (w >= 0)
+            ::close(w);
+    }
+};
+
+// Blocks the signals that end us while the child runs; restores the mask on scope exit.
+class SignalGuard {
+public:
+    SignalGuard() {
+        sigemptyset(&set_);
+        for (int s : {SIGINT, SIGTERM, SIGHUP})
+            sigaddset(&set_, s);
+        ::sigprocmask(SIG_BLOCK, &set_, &old_);
+        fd_ = ::signalfd(-1, &set_, SFD_CLOEXEC | SFD_NONBLOCK);
+    }
+    ~SignalGuard() {
+        if (fd_ >= 0)
+            ::close(fd_);
+        ::sigprocmask(SIG_SETMASK, &old_, nullptr);
+    }
+    int fd() const { return fd_; }
+    const sigset_t& old_mask() const { return old_; }
+
+private:
+    sigset_t set_{}, old_{};
+    int fd_ = -1;
+};
+
+[[noreturn]] void exec_child(const std::vector<std::string>& argv, int out, int err, const sigset_t& mask) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    ::sigprocmask(SIG_SETMASK, &mask, nullptr);
+    int devnull = ::open("/dev/null", O_RDONLY);
+    ::dup2(devnull, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv)
+        args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    std::fprintf(stderr, "exec %s: %s\n", args[0], std::strerror(errno));
+    ::_exit(127);
+}
+
+void kill_group(pid_t pid) {
+    ::kill(-pid, SIGTERM);
+    for (int i = 0; i < 20; i++) { // QEMU exits on SIGTERM at once; don't wait for long
+        if (::waitpid(pid, nullptr, WNOHANG) == pid)
+            return;
+        ::usleep(50'000);
+    }
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+}
+
+} // namespace
+
+ChildOutcome run_child(const ChildRun& run) {
+    ChildOutcome out;
+    Pipe stdout_pipe, stderr_pipe;
+    if (!stdout_pipe.open() || !stderr_pipe.open()) {
+        out.end = ChildOutcome::End::spawn_failed;
+        out.error = std::string("pipe: ") + std::strerror(errno);
+        return out;
+    }
+    SignalGuard signals;
+    const double t0 = now_s();
+    pid_t pid = ::fork();
+    if (pid < 0) {
+        out.end = ChildOutcome::End::spawn_failed;
+        out.error = std::string("fork: ") + std::strerror(errno);
+        return out;
+    }
+    if (pid == 0)
+        exec_child(run.argv, stdout_pipe.w, stderr_pipe.w, signals.old_mask());
+    ::setpgid(pid, pid);
+    ::close(stdout_pipe.w);
+    ::close(stderr_pipe.w);
+    stdout_pipe.w = stderr_pipe.w = -1;
+
+    double deadline = t0 + run.timeout_s;
+    bool out_open = true, err_open = true;
+    char buf[65536];
+    auto finish_killed = [&](ChildOutcome::End why) {
+        kill_group(pid);
+        out.end = why;
+        out.wall_s = now_s() - t0;
+        return out;
+    };
+    int status = 0;
+    bool reaped = false;
+    while (!reaped) {
+        double now = now_s();
+        if (now >= deadline)
+            return finish_killed(out.complete_s >= 0 ? ChildOutcome::End::lingered : ChildOutcome::End::timeout);
+        if (run.first_output_deadline_s > 0 && out.first_output_s < 0 && now - t0 >= run.first_output_deadline_s)
+            return finish_killed(ChildOutcome::End::no_output);
+        pollfd fds[3] = {{out_open ? stdout_pipe.r : -1, POLLIN, 0},
+                         {err_open ? stderr_pipe.r : -1, POLLIN, 0},
+                         {signals.fd(), POLLIN, 0}};
+        // With both pipes closed the child may still run: wake up to check on it.
+        double slice = out_open || err_open ? 0.25 : 0.02;
+        int wait_ms = static_cast<int>(std::min(deadline - now, slice) * 1000) + 1;
+        if (::poll(fds, 3, wait_ms) < 0 && errno != EINTR)
+            break;
+        if (fds[2].revents & POLLIN) {
+            signalfd_siginfo si{};
+            if (::read(signals.fd(), &si, sizeof si) == sizeof si) {
+                out.term_signal = static_cast<int>(si.ssi_signo);
+                return finish_killed(ChildOutcome::End::interrupted);
+            }
+        }
+        if (fds[0].revents & (POLLIN | POLLHUP)) {
+            ssize_t n = ::read(stdout_pipe.r, buf, sizeof buf);
+            if (n <= 0) {
+                out_open = false;
+            } else {
+                if (out.first_output_s < 0)
+                    out.first_output_s = now_s() - t0;
+                if (run.on_output && run.on_output(std::string_view(buf, size_t(n))) && out.complete_s < 0) {
+                    out.complete_s = now_s() - t0;
+                    deadline = std::min(deadline, now_s() + run.exit_grace_s);
+                }
+            }
+        }
+        if (fds[1].revents & (POLLIN | POLLHUP)) {
+            ssize_t n = ::read(stderr_pipe.r, buf, sizeof buf);
+            if (n <= 0)
+                err_open = false;
+            else {
+                out.stderr_text.append(buf, size_t(n));
+                if (out.stderr_text.size() > 8192)
+                    out.stderr_text.erase(0, out.stderr_text.size() - 8192);
+            }
+        }
+        if (!out_open && !err_open)
+            reaped = ::waitpid(pid, &status, WNOHANG) == pid;
+    }
+    if (!reaped)
+        ::waitpid(pid, &status, 0);
+    out.wall_s = now_s() - t0;
+    if (WIFEXITED(status))
+        out.exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        out.term_signal = WTERMSIG(status);
+    if (out.exit_code == 127 && out.first_output_s < 0) {
+        out.end = ChildOutcome::End::spawn_failed;
+        out.error = out.stderr_text;
+    }
+    return out;
+}
+
+} // namespace initbench

@@ -1,0 +1,71 @@
+#include "host/boot/qemu.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <cerrno>
+#include <cstring>
+
+namespace initbench {
+
+std::string qemu_binary(const std::string& arch) {
+    return arch == "aarch64" ? "qemu-system-aarch64" : "qemu-system-x86_64";
+}
+
+std::string serial_console(const std::string& arch) {
+    return arch == "aarch64" ? "ttyAMA0" : "ttyS0";
+}
+
+std::string cmdline_word(const std::string& param) {
+    if (param.find_first_of(" \t\n") == std::string::npos || param.find('"') != std::string::npos)
+        return param; // one word already, or quoted by its writer
+    const auto eq = param.find('=');
+    if (eq == std::string::npos)
+        return '"' + param + '"';
+    return param.substr(0, eq + 1) + '"' + param.substr(eq + 1) + '"';
+}
+
+std::string kernel_cmdline(const BootSpec& spec) {
+    // panic=-1 reboots at once on a panic, and -no-reboot turns that into QEMU's exit.
+    std::string cmdline = "console=" + serial_console(spec.arch) + " panic=-1";
+    for (const auto& p : spec.params)
+        cmdline += " " + cmdline_word(p);
+    return cmdline;
+}
+
+unsigned max_cpus(const std::string& arch) {
+    return arch == "aarch64" ? 512 : 255;
+}
+
+std::vector<std::string> qemu_argv(const BootSpec& spec) {
+    std::vector<std::string> argv = {qemu_binary(spec.arch), "-nodefaults", "-no-user-config",
+                                     "-display", "none", "-serial", "stdio", "-no-reboot"};
+    auto add = [&](std::initializer_list<std::string> more) { argv.insert(argv.end(), more); };
+    if (spec.arch == "aarch64")
+        add({"-machine", spec.cpus > 8 ? "virt,gic-version=3" : "virt"});
+    if (spec.accel == Accel::kvm) {
+        add({"-accel", "kvm", "-cpu", "host"});
+    } else if (spec.icount) {
+        add({"-accel", "tcg", "-icount", "shift=4,align=off,sleep=off", "-cpu", "max"});
+    } else {
+        add({"-accel", spec.tcg_single_thread ? "tcg,thread=single" : "tcg", "-cpu", "max"});
+    }
+    std::string smp = std::to_string(spec.cpus);
+    if (spec.topology)
+        smp += ",sockets=" + std::to_string(spec.topology->sockets) + ",cores=" + std::to_string(spec.topology->cores) +
+               ",threads=" + std::to_string(spec.topology->threads);
+    add({"-smp", smp, "-m", std::to_string(spec.memory_mb), "-kernel",
+         spec.kernel, "-initrd", spec.image, "-append", kernel_cmdline(spec)});
+    return argv;
+}
+
+bool kvm_device_usable(std::string& why_not) {
+    int fd = ::open("/dev/kvm", O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        why_not = std::string("/dev/kvm: ") + std::strerror(errno);
+        return false;
+    }
+    ::close(fd);
+    return true;
+}
+
+} // namespace initbench

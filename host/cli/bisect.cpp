@@ -1,0 +1,547 @@
+#include "host/cli/bisect.h"
+
+#include "common/text.h"
+#include "host/boot/boot.h"
+#include "host/compare/compare.h"
+#include "host/compare/compare_checks.h"
+#include "host/image/image_paths.h"
+#include "host/results/results.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+namespace initbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string pct_text(double x) { return format_number(x, "%+.2f%%"); }
+
+std::string num_text(double x) { return format_number(x, "%.6g"); }
+
+// Where an interval [lo, hi] lies against a limit, `bad_sign` telling which side is bad.
+StepDecision place(double lo, double hi, double limit, int bad_sign, const std::string& figures,
+                   const std::string& rule) {
+    const bool bad = bad_sign < 0 ? hi <= limit : lo >= limit;
+    const bool good = bad_sign < 0 ? lo > limit : hi < limit;
+    if (bad)
+        return {kBisectBad, figures + "; " + rule + ": bad"};
+    if (good)
+        return {kBisectGood, figures + "; " + rule + ": good"};
+    return {kBisectSkip, figures + "; " + rule +
+                             ": the interval straddles the limit, too noisy "
+                             "to decide (skip; more boots or rounds help)"};
+}
+
+} // namespace
+
+StepDecision decide_against_baseline(std::span<const double> base, std::span<const double> step,
+                                     double bad_pct, double confidence, bool deterministic) {
+    auto b = stats::mean_interval(base, confidence);
+    auto s = stats::mean_interval(step, confidence);
+    if (!b || !s)
+        return {kBisectSkip, "no usable samples: " + (!b ? b.error() : s.error()).message()};
+    const double base_mean = b.value().mean;
+    if (base_mean == 0)
+        return {kBisectAbort, "the baseline's mean is 0: a percent change means nothing"};
+    double lo = 0, hi = 0;
+    if (base.size() >= 2 && step.size() >= 2) {
+        auto w = stats::welch(base, step, confidence);
+        if (!w)
+            return {kBisectSkip, w.error().message()};
+        lo = w.value().ci_lo / std::fabs(base_mean) * 100;
+        hi = w.value().ci_hi / std::fabs(base_mean) * 100;
+    } else if (base.size() == 1 && step.size() == 1) {
+        return {kBisectSkip, "one sample a side: no spread to judge the change by (skip; "
+                             "initbench.rounds=3 or --boots 2 on each side decide)"};
+    } else if (deterministic) {
+        // One sample against several: judged by the spread of the several (a prediction
+        // interval), never by a zero-width interval. Rounds of one wall-clock boot
+        // understate the spread between boots: there, only two samples a side decide.
+        const bool one_step = step.size() == 1;
+        auto pi = stats::prediction_interval(one_step ? base : step, confidence);
+        if (!pi)
+            return {kBisectSkip, pi.error().message()};
+        const double half = pi.value().hi - pi.value().mean;
+        const double diff = s.value().mean - base_mean;
+        lo = (diff - half) / std::fabs(base_mean) * 100;
+        hi = (diff + half) / std::fabs(base_mean) * 100;
+    } else {
+        return {kBisectSkip, "one sample on a side cannot be judged on the wall clock: use "
+                             "more rounds or boots, or --clock icount"};
+    }
+    const double change = (s.value().mean - base_mean) / std::fabs(base_mean) * 100;
+    std::string figures =
+        "mean " + num_text(s.value().mean) + " (n=" + std::to_string(step.size()) +
+        ") vs baseline " + num_text(base_mean) + " (n=" + std::to_string(base.size()) +
+        "): " + pct_text(change) + ", interval [" + pct_text(lo) + ", " + pct_text(hi) + "]";
+    std::string rule = std::string("bad when ") + (bad_pct < 0 ? "<= " : ">= ") + pct_text(bad_pct);
+    return place(lo, hi, bad_pct, bad_pct < 0 ? -1 : 1, figures, rule);
+}
+
+StepDecision decide_against_threshold(std::span<const double> step, double threshold, int bad_sign,
+                                      double confidence, bool deterministic) {
+    auto s = stats::mean_interval(step, confidence);
+    if (!s)
+        return {kBisectSkip, "no usable samples: " + s.error().message()};
+    if (step.size() < 2 && !deterministic)
+        return {kBisectSkip, "one sample cannot be judged on the wall clock: use more rounds "
+                             "or boots, or --clock icount"};
+    const auto& m = s.value();
+    std::string figures = "mean " + num_text(m.mean) + " (n=" + std::to_string(m.n) +
+                          "), interval [" + num_text(m.lo) + ", " + num_text(m.hi) + "]";
+    std::string rule =
+        std::string("bad when ") + (bad_sign < 0 ? "below " : "above ") + num_text(threshold);
+    return place(m.lo, m.hi, threshold, bad_sign, figures, rule);
+}
+
+namespace {
+
+constexpr const char* kBisectFooter =
+    R"(Use: git bisect run initbench bisect-step [options] -- BUILD COMMAND...
+The build command runs as an argument vector (never through a shell; --build-shell runs a
+shell string you give). Then the kernel is booted --boots times with the kernel parameters
+of --params-file and --param, and the metric is judged.
+
+Exit codes (for git bisect run):
+  0    good
+  1    bad
+  125  skip: the build failed, a boot failed, the metric is missing, or too noisy to decide
+  128  abort: bad command line, unusable baseline, or an experiment unlike the baseline's
+  130  abort: interrupted)";
+
+struct BisectCli {
+    std::string kernel, image, params_file, metric, max_change, threshold, build_shell, save_dir;
+    std::string kernel_config;
+    std::string clock, accel = "tcg", arch = "x86_64", boot = "auto";
+    std::vector<std::string> params, baseline, build;
+    unsigned boots = 1, cpus = 1, memory_mb = 1024;
+    double timeout_s = 600, build_timeout_s = 6 * 3600, confidence = 0.95;
+    bool progress = false, strict = false;
+};
+
+void say(const std::string& line) {
+    std::cout << "bisect-step: " << line << "\n" << std::flush;
+}
+
+// "-15%", "+10", "15%": the percentage and its sign (0 when none was written).
+std::optional<std::pair<double, int>> signed_amount(const std::string& text, bool percent) {
+    auto a = parse_signed_amount(text);
+    if (!a || (a->percent && !percent))
+        return std::nullopt;
+    const int sign = a->sign == '+' || a->sign == '>' ? 1 : a->sign ? -1 : 0;
+    return std::pair{a->value, sign};
+}
+
+// Kernel parameters from a file: words separated by white space, '#' to the end of a line.
+std::optional<std::vector<std::string>> read_params(const std::string& path) {
+    std::ifstream in(path);
+    if (!in)
+        return std::nullopt;
+    std::vector<std::string> words;
+    std::string line, word;
+    while (std::getline(in, line)) {
+        std::istringstream ls(line.substr(0, line.find('#')));
+        while (ls >> word)
+            words.push_back(word);
+    }
+    return words;
+}
+
+// Runs the build; its output goes to our stderr so that stdout stays the step's figures.
+int build(const BisectCli& cli) {
+    std::vector<std::string> argv = cli.build;
+    if (!cli.build_shell.empty())
+        argv = {"/bin/sh", "-c", cli.build_shell};
+    if (argv.empty())
+        return kBisectGood;
+    ChildRun run;
+    run.argv = argv;
+    run.timeout_s = cli.build_timeout_s;
+    run.on_output = [](std::string_view bytes) {
+        (void)!::write(2, bytes.data(), bytes.size());
+        return false;
+    };
+    ChildOutcome out = run_child(run);
+    using End = ChildOutcome::End;
+    if (!out.stderr_text.empty() && out.end != End::spawn_failed)
+        std::cerr << out.stderr_text << (out.stderr_text.back() == '\n' ? "" : "\n");
+    if (out.end == End::interrupted) {
+        say("interrupted while building");
+        return kBisectInterrupted;
+    }
+    std::string why;
+    if (out.end == End::spawn_failed)
+        why = "could not start: " + out.error.substr(0, out.error.find('\n'));
+    else if (out.end == End::timeout || out.end == End::lingered)
+        why = "did not finish in " + num_text(cli.build_timeout_s) + " s";
+    else if (out.term_signal)
+        why = "killed by signal " + std::to_string(out.term_signal);
+    else if (out.exit_code != 0)
+        why = "exited with " + std::to_string(out.exit_code);
+    if (why.empty())
+        return kBisectGood;
+    say("skip: the build " + why);
+    return kBisectSkip;
+}
+
+Result<std::vector<RunFile>> load_baseline(const std::vector<std::string>& paths) {
+    std::vector<RunFile> runs;
+    for (const auto& p : paths) {
+        auto r = read_results(p);
+        if (!r)
+            return r.error();
+        runs.push_back(std::move(r.value()));
+    }
+    return runs;
+}
+
+// The one metric the pattern names, or why not.
+Result<Series> find_metric(const std::vector<RunFile>& runs, const std::string& pattern) {
+    std::vector<Series> hits;
+    for (auto& s : extract(runs).metrics)
+        if (metric_matches(pattern, s.id, s.name))
+            hits.push_back(std::move(s));
+    if (hits.size() == 1)
+        return hits[0];
+    if (hits.empty())
+        return Error{"no metric matches '" + pattern + "'"};
+    std::string names;
+    for (const auto& h : hits)
+        names += " " + h.id;
+    return Error{"'" + pattern + "' matches " + std::to_string(hits.size()) + " metrics:" + names};
+}
+
+struct Boots {
+    std::vector<RunFile> runs;
+    int exit_code = kBisectGood; // skip or abort when a boot failed
+};
+
+std::string save_path(const std::string& dir, unsigned boot) {
+    for (unsigned n = 1;; n++) {
+        char name[64];
+        std::snprintf(name, sizeof name, "step-%03u-boot%u.json", n, boot);
+        fs::path p = fs::path(dir) / name;
+        if (!fs::exists(p))
+            return p.string();
+    }
+}
+
+Boots boot_all(const BisectCli& cli, const std::vector<std::string>& params) {
+    Boots out;
+    RunOptions run;
+    run.cache_dir = default_cache_dir();
+    // Once per step: each build's bzImage (a new SHA-256) is extracted once, and its boots
+    // share the cached vmlinux.
+    auto kernel_boot = choose_kernel_boot(cli.kernel, cli.arch, boot_mode(cli.boot), run.cache_dir);
+    if (!kernel_boot) {
+        say("skip: " + kernel_boot.error().message());
+        out.exit_code = kBisectSkip;
+        return out;
+    }
+    run.kernel_boot = std::move(kernel_boot.value());
+    run.boot.kernel = cli.kernel;
+    run.boot.arch = cli.arch;
+    run.boot.image = cli.image;
+    run.boot.cpus = cli.cpus;
+    run.boot.memory_mb = cli.memory_mb;
+    run.boot.icount = cli.clock == "icount";
+    run.boot.params = params;
+    run.kernel_config = cli.kernel_config;
+    run.accel = cli.accel == "kvm" ? AccelChoice::kvm : AccelChoice::tcg;
+    run.timeout_s = cli.timeout_s;
+    run.echo = cli.progress;
+    if (!cli.save_dir.empty())
+        fs::create_directories(cli.save_dir);
+    for (unsigned i = 1; i <= cli.boots; i++) {
+        RunResult r = boot_and_collect(run);
+        Verdict v = judge(r.log, r.child);
+        nlohmann::json doc = results_document(r.log, v, std::move(r.host), std::move(r.environment));
+        if (!cli.save_dir.empty()) {
+            std::string path = save_path(cli.save_dir, i);
+            std::ofstream(path) << doc.dump(1) << "\n";
+        }
+        if (v.exit_code == kExitInterrupted) {
+            say("interrupted while booting: " + v.reason);
+            out.exit_code = kBisectInterrupted;
+            return out;
+        }
+        if (v.exit_code != kExitOk) {
+            // A run with error records is never good: its numbers may be of another
+            // experiment (a misspelled key) or of a load that failed.
+            std::string why = v.name + " (" + v.reason + ")";
+            if (auto failed = parse_run_document(doc.dump(), ""); failed && !failed.value().errors.empty())
+                why += ", the first: " + failed.value().errors.front();
+            say("skip: boot " + std::to_string(i) + " of " + std::to_string(cli.boots) + ": " + why);
+            out.exit_code = kBisectSkip;
+            return out;
+        }
+        auto parsed = parse_results(doc.dump(), "boot " + std::to_string(i));
+        if (!parsed) {
+            say("skip: " + parsed.error().message());
+            out.exit_code = kBisectSkip;
+            return out;
+        }
+        out.runs.push_back(std::move(parsed.value()));
+    }
+    return out;
+}
+
+// Everything that can be checked before building: a bad command line aborts the bisection.
+struct Plan {
+    std::vector<RunFile> baseline;
+    double bad_pct = 0;   // baseline mode
+    double threshold = 0; // threshold mode
+    int bad_sign = 0;
+};
+
+Result<Plan> plan(BisectCli& cli, const char* argv0) {
+    Plan p;
+    if (cli.baseline.empty() == cli.threshold.empty())
+        return Error{"give either --baseline (with --max-change) or --threshold"};
+    if (cli.build.size() && !cli.build_shell.empty())
+        return Error{"give the build as a command after -- or as --build-shell, not both"};
+    std::optional<Series> base_metric;
+    if (!cli.baseline.empty()) {
+        auto runs = load_baseline(cli.baseline);
+        if (!runs)
+            return Error{"baseline: " + runs.error().message()};
+        p.baseline = std::move(runs.value());
+        const std::string base_clock = p.baseline[0].clock;
+        if (cli.clock.empty())
+            cli.clock = base_clock == "icount" ? "icount" : "wall";
+        else if (cli.clock != base_clock)
+            return Error{"the baseline ran on the " + base_clock + " clock, this step on " +
+                         cli.clock + ": their figures cannot be compared"};
+        auto m = find_metric(p.baseline, cli.metric);
+        if (!m)
+            return Error{"baseline: " + m.error().message()};
+        base_metric = m.value();
+    }
+    if (cli.clock.empty())
+        cli.clock = "wall";
+    if (cli.image.empty())
+        cli.image = default_image(cli.arch, argv0);
+    if (cli.image.empty())
+        return Error{"no initbench image found next to the CLI: pass --image"};
+    if (cli.clock == "icount" && cli.cpus > 1)
+        return Error{"--clock icount boots only one CPU (QEMU's instruction counter hangs "
+                     "bringing up a second x86 CPU: see docs/compare.md)"};
+    if (cli.clock == "icount" && cli.accel == "kvm")
+        return Error{"--clock icount needs TCG"};
+    if (cli.boot == "pvh" && cli.arch != "x86_64")
+        return Error{"--boot pvh: PVH is an x86_64 boot protocol"};
+    if (base_metric) {
+        auto amount = signed_amount(cli.max_change.empty() ? "10%" : cli.max_change, true);
+        if (!amount || amount->first < 0)
+            return Error{"--max-change '" + cli.max_change + "': expected e.g. -10% or +10%"};
+        int sign = amount->second;
+        if (sign == 0 && base_metric->better == Better::unknown)
+            return Error{base_metric->id + " does not say whether higher is better: give "
+                                           "--max-change a sign (-N% or +N%)"};
+        if (sign == 0)
+            sign = base_metric->better == Better::higher ? -1 : 1;
+        p.bad_pct = sign * amount->first;
+    } else {
+        auto amount = signed_amount(cli.threshold, false);
+        if (!amount)
+            return Error{"--threshold '" + cli.threshold + "': expected e.g. <50 or >2000"};
+        p.threshold = amount->first;
+        p.bad_sign = amount->second;
+    }
+    return p;
+}
+
+int run_step(BisectCli& cli, const char* argv0) {
+    auto planned = plan(cli, argv0);
+    if (!planned) {
+        say("abort: " + planned.error().message());
+        return kBisectAbort;
+    }
+    Plan& p = planned.value();
+    if (int rc = build(cli); rc != kBisectGood)
+        return rc;
+    std::error_code ec;
+    if (!fs::is_regular_file(cli.kernel, ec)) {
+        say("skip: no kernel at " + cli.kernel + " after the build");
+        return kBisectSkip;
+    }
+    std::vector<std::string> params;
+    if (!cli.params_file.empty()) {
+        auto words = read_params(cli.params_file);
+        if (!words) {
+            say("skip: cannot read the parameters file " + cli.params_file);
+            return kBisectSkip;
+        }
+        params = *words;
+    }
+    params.insert(params.end(), cli.params.begin(), cli.params.end());
+
+    Boots boots = boot_all(cli, params);
+    if (boots.exit_code != kBisectGood)
+        return boots.exit_code;
+    auto metric = find_metric(boots.runs, cli.metric);
+    if (!metric) {
+        say("skip: " + metric.error().message() + " in this kernel's results");
+        return kBisectSkip;
+    }
+    const bool deterministic = cli.clock == "icount";
+    StepDecision d;
+    if (!p.baseline.empty()) {
+        // Kernel parameters besides initbench.* change the kernel under test: a step that
+        // differs from its baseline there measures more than the commit.
+        const std::string base_params = kernel_params(p.baseline[0].cmdline);
+        const std::string step_params = kernel_params(boots.runs[0].cmdline);
+        if (base_params != step_params) {
+            std::string diff = "this step's kernel parameters besides initbench.* are '" + step_params +
+                               "', the baseline's '" + base_params + "'";
+            if (cli.strict) {
+                say("abort: " + diff + " (--strict)");
+                return kBisectAbort;
+            }
+            say("warning: " + diff + ": the change may be theirs (--strict refuses)");
+        }
+        // The same checks as `compare`: one clock, one experiment.
+        CompareOptions options;
+        options.confidence = cli.confidence;
+        auto report =
+            compare_sides({Side{"baseline", p.baseline}, Side{"step", boots.runs}}, options);
+        if (!report) {
+            say("abort: " + report.error().message());
+            return kBisectAbort;
+        }
+        // The samples compare tested: per-run means when both sides have two runs or more.
+        const auto& rows = report.value().metrics;
+        auto row = std::find_if(rows.begin(), rows.end(),
+                                [&](const MetricRow& r) { return r.id == metric.value().id; });
+        if (row == rows.end() || !row->sides[0].summary) {
+            say("abort: the baseline has no usable " + metric.value().id);
+            return kBisectAbort;
+        }
+        if (!row->sides[1].summary) {
+            say("skip: " + metric.value().id + ": " + row->sides[1].error);
+            return kBisectSkip;
+        }
+        d = decide_against_baseline(row->sides[0].samples, row->sides[1].samples, p.bad_pct,
+                                    cli.confidence, deterministic);
+    } else {
+        int sign = p.bad_sign;
+        if (sign == 0 && metric.value().better == Better::unknown) {
+            say("abort: " + metric.value().id +
+                " does not say whether higher is better: write "
+                "the threshold as <N or >N");
+            return kBisectAbort;
+        }
+        if (sign == 0)
+            sign = metric.value().better == Better::higher ? -1 : 1;
+        auto samples = test_samples(metric.value(),
+                                    boots.runs.size() >= 2 ? SampleUnit::run : SampleUnit::round);
+        if (!samples) {
+            say("skip: " + metric.value().id + ": " + samples.error().message());
+            return kBisectSkip;
+        }
+        d = decide_against_threshold(samples.value(), p.threshold, sign, cli.confidence,
+                                     deterministic);
+    }
+    say(metric.value().id + " [" + cli.clock + "]: " + d.why);
+    return d.exit_code;
+}
+
+} // namespace
+
+namespace {
+
+int parse_and_run(const std::vector<std::string>& remaining) {
+    BisectCli cli;
+    CLI::App sub{"initbench bisect-step: one step of git bisect run", "initbench bisect-step"};
+    sub.footer(kBisectFooter);
+    sub.add_option("--kernel", cli.kernel, "The kernel image the build leaves (bzImage, or arm64 Image)")
+        ->required();
+    sub.add_option("--arch", cli.arch, "Guest architecture of the kernel and image")
+        ->check(CLI::IsMember({"x86_64", "aarch64"}))
+        ->capture_default_str();
+    sub.add_option("--image", cli.image, "initbench image (default: built or installed)");
+    sub.add_option("--params-file", cli.params_file,
+                   "File of kernel parameters (initbench.* and others), read after the build");
+    sub.add_option("--kernel-config", cli.kernel_config,
+                   "The .config the build leaves: its SHA-256 goes into the saved results (environment.kernel_config)");
+    // One value per use, so that a build command after them is never taken for a value.
+    sub.add_option("--param", cli.params, "One more kernel parameter (repeatable)")
+        ->allow_extra_args(false);
+    sub.add_option("--metric", cli.metric, "Glob naming one metric, e.g. fork/ops_per_s")
+        ->required();
+    sub.add_option("--baseline", cli.baseline, "Results file(s) of a good kernel")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    sub.add_option("--max-change", cli.max_change,
+                   "With --baseline: -N% or +N% is bad (unsigned: the metric's worse way; 10%)");
+    sub.add_option("--threshold", cli.threshold,
+                   "<N or >N: the bad side of an absolute value (unsigned: the worse way)");
+    sub.add_option("--boots", cli.boots, "Boots per step")
+        ->check(CLI::Range(1, 100))
+        ->capture_default_str();
+    sub.add_option("--clock", cli.clock, "wall or icount (default: the baseline's clock)")
+        ->check(CLI::IsMember({"wall", "icount"}));
+    sub.add_option("--boot", cli.boot, "x86_64: auto, pvh (the bzImage's vmlinux at its PVH entry) or bzimage")
+        ->check(CLI::IsMember({"auto", "pvh", "bzimage"}))
+        ->capture_default_str();
+    sub.add_option("--accel", cli.accel, "tcg or kvm")
+        ->check(CLI::IsMember({"tcg", "kvm"}))
+        ->capture_default_str();
+    sub.add_option("--cpus", cli.cpus, "Guest CPUs")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    sub.add_option("--memory", cli.memory_mb, "Guest memory in MiB")
+        ->check(CLI::Range(64, 65536))
+        ->capture_default_str();
+    sub.add_option("--timeout", cli.timeout_s, "Seconds per boot")
+        ->check(CLI::Range(1.0, 604800.0))
+        ->capture_default_str();
+    sub.add_option("--confidence", cli.confidence, "Confidence of the intervals")
+        ->check(CLI::Range(0.5, 0.9999))
+        ->capture_default_str();
+    sub.add_option("--build-shell", cli.build_shell, "Build with /bin/sh -c STRING instead");
+    sub.add_option("--build-timeout", cli.build_timeout_s, "Seconds the build may take")
+        ->check(CLI::Range(1.0, 604800.0))
+        ->capture_default_str();
+    sub.add_option("--save-dir", cli.save_dir, "Keep every boot's results document here");
+    sub.add_flag("--progress", cli.progress, "Echo the guest's console to stderr");
+    sub.add_flag("--strict", cli.strict,
+                 "Abort when the step's kernel parameters besides initbench.* differ from the baseline's");
+    sub.add_option("build", cli.build, "The build command, after --");
+    std::vector<std::string> args(remaining.rbegin(), remaining.rend()); // CLI11 pops from the back
+    try {
+        sub.parse(args);
+    } catch (const CLI::ParseError& e) {
+        return sub.exit(e) == 0 ? kBisectGood : kBisectAbort;
+    }
+    try {
+        return run_step(cli, "initbench");
+    } catch (const std::exception& e) {
+        say(std::string("abort: ") + e.what());
+        return kBisectAbort;
+    }
+}
+
+} // namespace
+
+void add_bisect_command(CLI::App& app) {
+    auto* cmd = app.add_subcommand("bisect-step",
+                                   "One step of git bisect run: build, boot, judge a metric");
+    // Everything after the subcommand goes to parse_and_run's own parser.
+    cmd->prefix_command();
+    cmd->set_help_flag();
+    cmd->footer("Run 'initbench bisect-step --help' for its options.");
+    cmd->callback([cmd] {
+        if (int rc = parse_and_run(cmd->remaining()); rc != kBisectGood)
+            throw CLI::RuntimeError(rc);
+    });
+}
+
+} // namespace initbench

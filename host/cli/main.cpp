@@ -1,0 +1,202 @@
+// initbench: the host CLI. Boots kernels with the initbench image and checks what they
+// printed (run), or checks a console log captured elsewhere (parse).
+#include "host/cli/bisect.h"
+#include "host/boot/boot.h"
+#include "host/cli/compare_cli.h"
+#include "host/boot/environment.h"
+#include "host/image/image_paths.h"
+#include "host/image/image_settings.h"
+#include "host/lab/kconfig.h"
+#include "host/lab/lava_job.h"
+#include "host/image/pack.h"
+#include "host/cli/report_cli.h"
+#include "host/results/results.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <thread>
+#include <unistd.h>
+
+namespace {
+
+constexpr const char* kExitCodes = R"(Exit codes:
+  0  complete results without error records
+  1  complete results that contain error records (bad parameter, failed step)
+  2  bad command line
+  3  boot failure: QEMU did not start, no records arrived, or the kernel panicked;
+     or the kernel cannot boot as --boot asks (damaged bzImage, no PVH note)
+  4  timeout: the run did not finish in time (host --timeout or the guest's watchdog)
+  5  incomplete or corrupt output (cut off, damaged or missing records)
+  6  interrupted: SIGINT/SIGTERM/SIGHUP to initbench, or QEMU killed from outside;
+     QEMU stopped, partial output kept)";
+
+int write_outputs(const initbench::ParsedLog& log, const initbench::Verdict& verdict, nlohmann::json host,
+                  nlohmann::json environment, const std::string& out_path, bool quiet,
+                  const std::string& format) {
+    auto doc = initbench::results_document(log, verdict, std::move(host), std::move(environment));
+    if (!out_path.empty()) {
+        std::ofstream out(out_path, std::ios::trunc);
+        out << doc.dump(1) << "\n";
+        if (!out) {
+            std::fprintf(stderr, "initbench: cannot write %s\n", out_path.c_str());
+            return initbench::kExitUsage;
+        }
+    }
+    if (!quiet)
+        std::cout << initbench::printed_summary(log, verdict, format) << std::flush;
+    return verdict.exit_code;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"initbench: boot a kernel with a performance experiment and collect its results"};
+    app.footer(kExitCodes);
+    app.require_subcommand(1);
+
+    initbench::RunOptions run;
+    std::string image, accel = "auto", clock = "wall", out_path;
+    bool quiet = false, progress = false;
+    auto* cmd_run = app.add_subcommand("run", "Boot a kernel in QEMU with the initbench image");
+    cmd_run->add_option("--kernel", run.boot.kernel, "Kernel image (bzImage, vmlinuz, Image)")
+        ->required()->check(CLI::ExistingFile);
+    cmd_run->add_option("--image", image, "initbench image (default: the one built or installed)")
+        ->check(CLI::ExistingFile);
+    cmd_run->add_option("--arch", run.boot.arch, "Guest architecture")
+        ->check(CLI::IsMember({"x86_64", "aarch64"}))->capture_default_str();
+    cmd_run->add_option("--cpus", run.boot.cpus, "Guest CPUs (default: the profile's machine.cpus, else 1; at most 255 "
+                                              "on x86_64, 512 on aarch64)")
+        ->check(CLI::Range(1, 512));
+    cmd_run->add_option("--memory", run.boot.memory_mb, "Guest memory in MiB (default: the profile's machine.memory_mb, "
+                                                     "else 1024)")
+        ->check(CLI::Range(64, 1 << 20));
+    cmd_run->add_option("--accel", accel, "auto uses KVM only where it really runs guests")
+        ->check(CLI::IsMember({"auto", "kvm", "tcg"}))->capture_default_str();
+    std::string boot = "auto";
+    cmd_run->add_option("--boot", boot,
+                        "x86_64: pvh boots the vmlinux inside a bzImage at its PVH entry (no "
+                        "decompression in the guest); auto does where the kernel has one")
+        ->check(CLI::IsMember({"auto", "pvh", "bzimage"}))->capture_default_str();
+    cmd_run->add_option("--clock", clock, "wall, or icount: QEMU's instruction-counting clock (TCG)")
+        ->check(CLI::IsMember({"wall", "icount"}))->capture_default_str();
+    cmd_run->add_option("--timeout", run.timeout_s, "Seconds before QEMU is stopped")
+        ->check(CLI::Range(1.0, 604800.0))->capture_default_str();
+    cmd_run->add_option("--out", out_path, "Write the results JSON document here");
+    cmd_run->add_option("--log", run.log_path, "Write the raw console log here");
+    cmd_run->add_option("--kernel-config", run.kernel_config,
+                        "The kernel's .config: its SHA-256 goes into the results (environment.kernel_config)")
+        ->check(CLI::ExistingFile);
+    cmd_run->add_flag("--progress", progress, "Echo the console while it runs (default on a terminal)");
+    cmd_run->add_flag("--quiet", quiet, "Print no summary");
+    std::vector<std::string> params;
+    cmd_run->add_option("params", params, "Kernel parameters after --, e.g. initbench.profile=NAME");
+
+    std::string parse_log_path;
+    auto* cmd_parse = app.add_subcommand("parse", "Check a console log captured elsewhere (serial, LAVA)");
+    cmd_parse->add_option("log", parse_log_path, "Console log")->required()->check(CLI::ExistingFile);
+    cmd_parse->add_option("--out", out_path, "Write the results JSON document here");
+    cmd_parse->add_flag("--quiet", quiet, "Print no summary");
+    std::string format = "text";
+    for (auto* cmd : {cmd_run, cmd_parse})
+        cmd->add_option("--format", format, "Summary printed: text, ktap or lava (test cases from the records)")
+            ->check(CLI::IsMember({"text", "ktap", "lava"}))
+            ->capture_default_str();
+
+    // Subcommands other than run and parse live in their own files and run as callbacks
+    // during parse; they report their exit code by throwing CLI::RuntimeError(code).
+    initbench::add_lava_job_command(app);
+    initbench::add_kconfig_command(app);
+    initbench::add_pack_command(app);
+    // A subcommand inherits the app's footer (run's exit codes); pack's are its own.
+    app.get_subcommand("pack")->footer(R"(Exit codes:
+  0  image written
+  1  failed: unreadable input, a bad experiment file or program, or the image not written
+  2  bad command line (a bad --add, --data or --program, or nothing to add))");
+    initbench::add_compare_command(app);
+    initbench::add_bisect_command(app);
+    initbench::add_report_command(app);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::RuntimeError& e) { // before ParseError, its base
+        return e.get_exit_code();
+    } catch (const CLI::ParseError& e) {
+        int rc = app.exit(e);
+        return rc == 0 ? 0 : initbench::kExitUsage;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "initbench: %s\n", e.what());
+        return initbench::kExitUsage;
+    }
+    if (!*cmd_run && !*cmd_parse)
+        return 0; // a callback subcommand finished
+
+    try {
+        if (*cmd_parse) {
+            std::ifstream in(parse_log_path, std::ios::binary);
+            std::string text{std::istreambuf_iterator<char>(in), {}};
+            initbench::ParsedLog log = initbench::parse_log(text);
+            initbench::Verdict verdict = initbench::judge(log, std::nullopt);
+            return write_outputs(log, verdict, {{"source", parse_log_path}}, initbench::parse_environment(),
+                                 out_path, quiet, format);
+        }
+        run.boot.image = image.empty() ? initbench::default_image(run.boot.arch, argv[0]) : image;
+        if (run.boot.image.empty()) {
+            std::fprintf(stderr, "initbench: no image for %s found; build it or pass --image\n",
+                         run.boot.arch.c_str());
+            return initbench::kExitUsage;
+        }
+        run.boot.params = params;
+        // The guest's size: --cpus/--memory, else the experiment's machine.* keys (a profile,
+        // the packed experiment file or a kernel parameter), else 1 CPU and 1024 MiB.
+        const auto machine = initbench::choose_machine(
+            initbench::image_settings(run.boot.image, params).config,
+            cmd_run->count("--cpus") ? std::optional<unsigned>(run.boot.cpus) : std::nullopt,
+            cmd_run->count("--memory") ? std::optional<unsigned>(run.boot.memory_mb) : std::nullopt);
+        if (machine.cpus > initbench::max_cpus(run.boot.arch)) {
+            std::fprintf(stderr, "initbench: %u CPUs (%s): QEMU's %s machine takes at most %u\n", machine.cpus,
+                         machine.cpus_source.c_str(), run.boot.arch.c_str(), initbench::max_cpus(run.boot.arch));
+            return initbench::kExitUsage;
+        }
+        run.boot.cpus = machine.cpus;
+        run.boot.memory_mb = machine.memory_mb;
+        run.boot.topology = machine.topology;
+        run.boot.tcg_single_thread = run.boot.cpus > std::thread::hardware_concurrency();
+        run.machine = initbench::machine_facts(machine);
+        run.boot.icount = clock == "icount";
+        run.accel = accel == "kvm" ? initbench::AccelChoice::kvm
+                                   : accel == "tcg" ? initbench::AccelChoice::tcg : initbench::AccelChoice::auto_;
+        if (run.boot.icount && run.accel == initbench::AccelChoice::kvm) {
+            std::fprintf(stderr, "initbench: --clock icount needs TCG\n");
+            return initbench::kExitUsage;
+        }
+        if (run.boot.icount && run.boot.cpus > 1) {
+            // QEMU 7.2's icount scheduler stops running the second vCPU (docs/compare.md).
+            std::fprintf(stderr, "initbench: --clock icount works with one CPU only (%u from %s; --cpus 1 overrides)\n",
+                         run.boot.cpus, machine.cpus_source.c_str());
+            return initbench::kExitUsage;
+        }
+        if (run.boot.icount)
+            run.accel = initbench::AccelChoice::tcg;
+        run.echo = progress || ::isatty(2);
+        run.cache_dir = initbench::default_cache_dir();
+        const auto mode = initbench::boot_mode(boot);
+        auto kernel_boot = initbench::choose_kernel_boot(run.boot.kernel, run.boot.arch, mode, run.cache_dir);
+        if (!kernel_boot) {
+            // PVH asked of an aarch64 kernel is a bad command line; a kernel that cannot
+            // boot as asked (damaged bzImage, no PVH note) fails before QEMU starts.
+            std::fprintf(stderr, "initbench: %s\n", kernel_boot.error().message().c_str());
+            return mode == initbench::BootMode::pvh && run.boot.arch != "x86_64" ? initbench::kExitUsage
+                                                                                 : initbench::kExitBootFailure;
+        }
+        run.kernel_boot = std::move(kernel_boot.value());
+        initbench::RunResult r = initbench::boot_and_collect(run);
+        initbench::Verdict verdict = initbench::judge(r.log, r.child);
+        return write_outputs(r.log, verdict, std::move(r.host), std::move(r.environment), out_path, quiet,
+                             format);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "initbench: %s\n", e.what());
+        return initbench::kExitUsage;
+    }
+}

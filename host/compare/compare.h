@@ -1,0 +1,224 @@
+// `initbench compare`: reads results documents, pools the files of each side, reads every
+// metric and histogram as the records' descriptions declare them (common/record_types.h),
+// tests the changes against the first
+// side and prints them (terminal, text, Markdown, JSON, CSV). `--fail-on` gives CI an exit
+// code. Reading: compare_read.cpp; metrics: compare_metrics.cpp; checks and warnings:
+// compare_checks.cpp; statistics: compare_judge.cpp; output: compare_render.cpp and one
+// file per format; rules: compare_rules.cpp; the command line: compare_cli.cpp.
+#pragma once
+
+#include "host/compare/stats.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace initbench {
+
+// Exit codes of `initbench compare` (also in its --help and docs/compare.md).
+enum CompareExit : int {
+    kCompareOk = 0,      // compared; no --fail-on rule fired
+    kCompareFailed = 1,  // a --fail-on rule fired
+    kCompareUsage = 2,   // bad command line, or a rule that matches no metric
+    kCompareRefused = 3, // unreadable, incomplete or incomparable results
+};
+
+// One results document, read and checked.
+struct RunFile {
+    std::string path;
+    std::string run_id;
+    std::string verdict;      // "ok" or "errors"; anything worse is refused when read
+    std::string clock;        // "wall", "icount", or "unknown" (a log parsed elsewhere)
+    std::string clock_detail; // QEMU's -icount option, "" otherwise
+    std::string kernel_release, build_id, cmdline, kernel_sha256, image_sha256;
+    // The environment: QEMU's version line (environment.qemu.banner) and the image's build
+    // (the header's initbench and initbench_commit); "" where the document does not say.
+    std::string qemu, image_version, image_commit;
+    nlohmann::json experiment = nlohmann::json::object(); // what must match to compare
+    size_t kernel_events = 0;                             // WARN/oops/BUG records
+    std::vector<nlohmann::json> records;                  // the measurement records, in order
+    // The run's error records, each "what (key): reason", in order.
+    std::vector<std::string> errors;
+    // Why the run gives no numbers: its log is not complete, or it ended worse than with
+    // error records (a timeout, a boot failure). "" for a run that can be compared.
+    std::string failure;
+};
+
+// The text of a results document (never throws: the fuzz target's entry point). A document
+// that is not one is an Error; a failed run is a RunFile whose `failure` says why, with the
+// records that arrived.
+Result<RunFile> parse_run_document(std::string_view text, const std::string& path);
+// As parse_run_document, but a failed run is an Error too: no numbers are taken from it.
+Result<RunFile> parse_results(std::string_view text, const std::string& path);
+Result<RunFile> read_results(const std::string& path);
+Result<RunFile> read_run_document(const std::string& path);
+
+struct Side {
+    std::string label;
+    std::vector<RunFile> runs; // pooled: every round of every run is one sample
+};
+
+// The side a SIDE argument names (side_files below), every file read. A failed run refuses
+// the side, unless keep_failed (compare's gate then fails on it, naming why).
+Result<Side> load_side(const std::string& arg, const std::string& label, bool keep_failed = false);
+
+enum class Method { welch, lkp, threshold };
+// What one sample is: a round, or a run (a results file: the mean of its rounds). Rounds of
+// one boot share its host's conditions, so only runs show the noise between boots. auto:
+// runs when every side has two or more; else rounds, judged only under --clock icount.
+enum class SampleUnit { auto_, round, run };
+enum class Better { unknown, higher, lower };
+
+struct CompareOptions {
+    Method method = Method::welch;
+    double confidence = 0.95;
+    double min_effect_pct = 5;           // changes smaller than this are never significant
+    bool force = false;                  // compare different experiments (never different clocks)
+    SampleUnit unit = SampleUnit::auto_; // see SampleUnit; round forces verdicts on rounds
+};
+
+// A metric's samples on one side, as found in the records.
+struct Series {
+    std::string id;    // "fork/ops_per_s", "fork/funclat:kernel_clone/avg"
+    std::string group; // "fork", "fork/funclat:kernel_clone", "tcp[clients=64]"
+    std::string name;  // "ops_per_s", "avg"
+    std::string unit;
+    stats::Agg agg = stats::Agg::amean;
+    Better better = Better::unknown;
+    std::vector<double> samples; // one per record: a round
+    std::vector<size_t> runs;    // the index of the run each sample came from
+};
+
+// A histogram pooled over a side's records: labels and counts of the same buckets.
+struct HistSeries {
+    std::string id, group, name, unit;
+    std::string shape; // buckets' identity; pooled only when equal
+    std::vector<std::string> labels;
+    std::vector<double> counts;
+    bool shape_conflict = false;
+};
+
+struct Extracted {
+    std::vector<Series> metrics;
+    std::vector<HistSeries> histograms;
+};
+
+// Every metric and histogram in the runs' records, as their descriptions declare them.
+Extracted extract(const std::vector<RunFile>& runs);
+
+// The samples a test compares: every round, or one mean (by the metric's kind) per run.
+Result<std::vector<double>> test_samples(const Series& s, SampleUnit unit);
+
+struct SideStats {
+    std::vector<double> samples; // what the test compares: rounds or per-run means
+    std::optional<stats::Summary> summary;
+    std::string error; // why there is no summary (missing on this side, NaN, ...)
+};
+
+// unqualified: the change is shown but not judged (Report::no_verdict says why).
+enum class ChangeKind { none, better, worse, changed, not_tested, unqualified };
+
+struct Change {
+    std::optional<double> pct;
+    std::optional<double> p; // Welch's p when it could be computed (none when unqualified)
+    bool significant = false;
+    ChangeKind kind = ChangeKind::none;
+    std::string note; // why untested or unqualified
+};
+
+struct MetricRow {
+    std::string id, group, name, unit;
+    stats::Agg agg = stats::Agg::amean;
+    Better better = Better::unknown;
+    std::vector<SideStats> sides;
+    std::vector<Change> changes; // changes[i]: sides[i + 1] against sides[0]
+};
+
+struct HistChange {
+    std::optional<stats::Homogeneity> test;
+    bool significant = false;
+    bool unqualified = false; // tested, but no verdict (Report::no_verdict)
+    std::string note;
+};
+
+struct HistRow {
+    std::string id, group, name, unit;
+    std::vector<std::string> labels;
+    std::vector<std::vector<double>> counts; // per side, empty where the side lacks it
+    std::vector<HistChange> changes;
+};
+
+struct SideInfo {
+    std::string label;
+    std::vector<std::string> files, run_ids;
+    std::string kernel_release, build_id;
+    std::string qemu, image; // of its first run; "" when not recorded
+};
+
+struct Report {
+    CompareOptions options;
+    std::string clock, clock_detail;
+    SampleUnit unit = SampleUnit::round; // as decided for this comparison
+    // Why no change is judged, "" when changes are. Set under --unit auto when the samples
+    // are rounds of one wall-clock boot a side: they understate the noise between boots.
+    std::string no_verdict;
+    std::vector<SideInfo> sides;
+    std::vector<std::string> warnings;
+    // Those of the warnings that say the sides ran under different QEMU or image builds
+    // (compare prints them on stderr too).
+    std::vector<std::string> environment_warnings;
+    std::vector<MetricRow> metrics;
+    std::vector<HistRow> histograms;
+};
+
+// Refuses (as an Error) sides that cannot be compared: mixed clocks, different experiments
+// (unless options.force), an empty side.
+Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOptions& options);
+
+// Decides one metric's change between two sample sets by the chosen method.
+Change judge_change(std::span<const double> base, std::span<const double> next, double base_mean,
+                    double next_mean, Better better, const CompareOptions& options);
+
+enum class Format { terminal, text, markdown, json, csv };
+struct RenderOptions {
+    Format format = Format::text;
+    bool details = false; // min, max, samples and p-values too
+};
+std::string render(const Report& report, const RenderOptions& options);
+nlohmann::json report_json(const Report& report);
+
+// `--fail-on METRIC:+5%`: fail when a metric whose id or name matches the glob METRIC rose
+// (+), fell (-) or moved either way (no sign) by at least that much, significantly. Where the
+// report gives no verdicts, the rule fires on the change alone (the effect size).
+struct FailRule {
+    std::string text, pattern;
+    double pct = 0;
+    int sign = 0; // +1 rise, -1 fall, 0 either
+};
+Result<FailRule> parse_fail_rule(std::string_view text);
+bool metric_matches(const std::string& pattern, const std::string& id, const std::string& name);
+
+struct RuleOutcome {
+    std::vector<std::string> fired;     // one line per (rule, metric, side)
+    std::vector<std::string> unmatched; // rules that matched no metric
+    // One line per (rule, metric, side) where the side has no value to judge: a gate cannot
+    // pass what it did not measure (unless --allow-missing).
+    std::vector<std::string> missing;
+    bool unqualified = false; // a rule fired on an unjudged change (effect size alone)
+};
+RuleOutcome apply_fail_rules(const Report& report, const std::vector<FailRule>& rules);
+
+// The gate's view of the runs, before any metric: each failed run (its log cut off, a
+// timeout, a boot failure) and each error record of a run is a line that fails the gate,
+// naming the side, the file and the cause.
+std::vector<std::string> failed_runs(const std::vector<Side>& sides);
+
+// For `initbench report`, which reads sides as compare does: the results files a SIDE names
+// (files and directories, comma-separated), compare's default label for it, and the group
+// that a record's metrics are listed under ("fork", "fork/funclat:kernel_clone").
+Result<std::vector<std::string>> side_files(const std::string& arg);
+std::string side_label(const std::string& arg, size_t index, size_t count);
+std::string metric_group(const nlohmann::json& record);
+
+} // namespace initbench

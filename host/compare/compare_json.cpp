@@ -1,0 +1,89 @@
+// compare's JSON output: everything, with each side's samples, p-values and verdicts.
+#include "host/compare/compare_render.h"
+
+namespace initbench {
+
+using nlohmann::json;
+using namespace compare_render;
+
+nlohmann::json report_json(const Report& report) {
+    json sides = json::array();
+    for (const auto& s : report.sides)
+        sides.push_back({{"label", s.label},
+                         {"files", s.files},
+                         {"run_ids", s.run_ids},
+                         {"kernel_release", s.kernel_release},
+                         {"build_id", s.build_id},
+                         {"qemu", s.qemu},
+                         {"image", s.image}});
+    auto opt = [](std::optional<double> x) { return x ? json(*x) : json(); };
+    json metrics = json::array();
+    for (const auto& m : report.metrics) {
+        json per_side = json::array();
+        for (size_t i = 0; i < m.sides.size(); i++) {
+            const auto& st = m.sides[i];
+            json j = {{"samples", st.samples}};
+            if (st.summary)
+                j.update({{"n", st.summary->n},
+                          {"mean", st.summary->mean},
+                          {"stddev", st.summary->stddev},
+                          {"cov", opt(st.summary->cov)},
+                          {"min", st.summary->min},
+                          {"max", st.summary->max}});
+            else
+                j["error"] = st.error;
+            if (i) {
+                const Change& c = m.changes[i - 1];
+                const bool judged = c.kind != ChangeKind::unqualified;
+                j["change"] = {{"pct", opt(c.pct)},
+                               {"p", opt(c.p)},
+                               {"significant", judged ? json(c.significant) : json()},
+                               {"verdict", kind_name(c.kind)},
+                               {"note", c.note}};
+            }
+            per_side.push_back(std::move(j));
+        }
+        metrics.push_back({{"id", m.id},
+                           {"group", m.group},
+                           {"name", m.name},
+                           {"unit", m.unit},
+                           {"agg", std::string(stats::agg_label(m.agg))},
+                           {"better", better_name(m.better)},
+                           {"sides", std::move(per_side)}});
+    }
+    json hists = json::array();
+    for (const auto& h : report.histograms) {
+        json changes = json::array();
+        for (const auto& c : h.changes) {
+            json j = {{"significant", c.unqualified ? json() : json(c.significant)},
+                      {"note", c.note}};
+            if (c.test)
+                j.update({{"chi2", c.test->chi2},
+                          {"df", c.test->df},
+                          {"p", c.test->p},
+                          {"ks_d", c.test->ks_d}});
+            changes.push_back(std::move(j));
+        }
+        hists.push_back({{"id", h.id},
+                         {"unit", h.unit},
+                         {"buckets", h.labels},
+                         {"counts", h.counts},
+                         {"changes", std::move(changes)}});
+    }
+    return {{"initbench_compare", 1},
+            {"method", method_name(report.options.method)},
+            {"method_text", method_sentence(report.options)},
+            {"confidence", report.options.confidence},
+            {"min_effect_pct", report.options.min_effect_pct},
+            {"clock", report.clock},
+            {"unit", report.unit == SampleUnit::run ? "run" : "round"},
+            {"clock_detail", report.clock_detail},
+            {"verdicts", report.no_verdict.empty()},
+            {"no_verdict", report.no_verdict.empty() ? json() : json(report.no_verdict)},
+            {"sides", std::move(sides)},
+            {"warnings", report.warnings},
+            {"metrics", std::move(metrics)},
+            {"histograms", std::move(hists)}};
+}
+
+} // namespace initbench

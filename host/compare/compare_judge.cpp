@@ -1,0 +1,248 @@
+// compare's statistics: what one sample is, each metric's and histogram's summary per side,
+// and the change against the base side judged by the chosen method (host/compare/stats.h).
+#include "host/compare/compare.h"
+
+#include "host/compare/compare_checks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace initbench {
+
+Change judge_change(std::span<const double> base, std::span<const double> next, double base_mean,
+                    double next_mean, Better better, const CompareOptions& options) {
+    Change c;
+    c.pct = stats::percent_change(base_mean, next_mean);
+    if (auto w = stats::welch(base, next, options.confidence))
+        c.p = w.value().p;
+    const bool moved = c.pct ? std::fabs(*c.pct) >= options.min_effect_pct : base_mean != next_mean;
+    switch (options.method) {
+    case Method::welch:
+        if (!c.p)
+            c.note = "Welch's t-test needs 2 samples a side";
+        else
+            c.significant = *c.p < 1 - options.confidence && moved;
+        break;
+    case Method::lkp:
+        if (base.size() < 3 || next.size() < 3)
+            c.note = "LKP's rule needs 3 samples a side";
+        else
+            c.significant = stats::lkp_separated(base, next) && moved;
+        break;
+    case Method::threshold:
+        c.significant = moved;
+        break;
+    }
+    if (!c.note.empty())
+        c.kind = ChangeKind::not_tested;
+    else if (c.significant && better == Better::unknown)
+        c.kind = ChangeKind::changed;
+    else if (c.significant)
+        c.kind = (next_mean > base_mean) == (better == Better::higher) ? ChangeKind::better
+                                                                       : ChangeKind::worse;
+    return c;
+}
+
+Result<std::vector<double>> test_samples(const Series& s, SampleUnit unit) {
+    if (unit != SampleUnit::run)
+        return s.samples;
+    std::map<size_t, std::vector<double>> by_run;
+    for (size_t i = 0; i < s.samples.size(); i++)
+        by_run[s.runs[i]].push_back(s.samples[i]);
+    std::vector<double> out;
+    for (const auto& [run, values] : by_run) {
+        auto summary = stats::summarize(values, s.agg);
+        if (!summary)
+            return summary.error();
+        out.push_back(summary.value().mean);
+    }
+    return out;
+}
+
+namespace {
+
+SampleUnit choose_unit(const std::vector<Side>& sides, SampleUnit asked) {
+    if (asked != SampleUnit::auto_)
+        return asked;
+    bool all_pooled =
+        std::all_of(sides.begin(), sides.end(), [](const Side& s) { return s.runs.size() >= 2; });
+    return all_pooled ? SampleUnit::run : SampleUnit::round;
+}
+
+std::string no_verdict_reason(const std::vector<Side>& sides, const std::string& clock) {
+    std::vector<std::string> single;
+    for (const auto& side : sides)
+        if (side.runs.size() < 2)
+            single.push_back(side.label);
+    std::string who;
+    for (size_t i = 0; i < single.size(); i++)
+        who += (i == 0 ? "" : i + 1 == single.size() ? " and " : ", ") + single[i];
+    return who + (single.size() > 1 ? " have" : " has") + " one run only" +
+           (clock == "wall" ? " on the wall clock" : " (clock " + clock + ", not icount)") +
+           ", so the samples are rounds of one boot; they share its host's conditions and "
+           "understate the noise between boots. A verdict needs two or more runs a side "
+           "(--unit round judges the rounds anyway)";
+}
+
+// The figures of a change, without the test that would be misread as a finding.
+Change unqualified_change(double base_mean, double next_mean) {
+    Change c;
+    c.pct = stats::percent_change(base_mean, next_mean);
+    c.kind = ChangeKind::unqualified;
+    c.note = "not judged: one run a side";
+    return c;
+}
+
+// One side's samples of a metric (none: the side lacks it) and their summary.
+SideStats side_stats(const Series* s, stats::Agg agg, SampleUnit unit) {
+    SideStats st;
+    if (!s) {
+        st.error = "missing";
+        return st;
+    }
+    auto samples = test_samples(*s, unit);
+    auto summary =
+        samples ? stats::summarize(samples.value(), agg) : Result<stats::Summary>(samples.error());
+    if (summary) {
+        st.samples = std::move(samples.value());
+        st.summary = summary.value();
+    } else {
+        st.error = summary.error().message();
+    }
+    return st;
+}
+
+Change metric_change(const SideStats& a, const SideStats& b, Better better, const Report& report) {
+    if (a.summary && b.summary && !report.no_verdict.empty())
+        return unqualified_change(a.summary->mean, b.summary->mean);
+    if (a.summary && b.summary)
+        return judge_change(a.samples, b.samples, a.summary->mean, b.summary->mean, better,
+                            report.options);
+    return Change{std::nullopt, std::nullopt, false, ChangeKind::not_tested,
+                  !a.summary ? "base: " + a.error : b.error};
+}
+
+MetricRow metric_row(const Series& meta, const std::vector<Extracted>& found,
+                     const Report& report) {
+    MetricRow row{meta.id, meta.group, meta.name, meta.unit, meta.agg, meta.better, {}, {}};
+    for (const auto& e : found) {
+        auto it = std::find_if(e.metrics.begin(), e.metrics.end(),
+                               [&](const Series& s) { return s.id == meta.id; });
+        row.sides.push_back(
+            side_stats(it == e.metrics.end() ? nullptr : &*it, meta.agg, report.unit));
+    }
+    for (size_t i = 1; i < row.sides.size(); i++)
+        row.changes.push_back(metric_change(row.sides[0], row.sides[i], meta.better, report));
+    return row;
+}
+
+HistChange histogram_change(const std::vector<double>& base, const std::vector<double>& next,
+                            const std::vector<std::string>& conflicts, const Report& report) {
+    HistChange hc;
+    if (!conflicts.empty()) {
+        hc.note = conflicts[0];
+    } else if (base.empty() || next.empty()) {
+        hc.note = "missing";
+    } else if (auto t = stats::compare_histograms(base, next)) {
+        hc.test = t.value();
+        // Events of one boot a side share its conditions as its rounds do.
+        hc.unqualified = !report.no_verdict.empty();
+        hc.significant = !hc.unqualified && t.value().p < 1 - report.options.confidence &&
+                         t.value().ks_d * 100 >= report.options.min_effect_pct;
+    } else {
+        hc.note = t.error().message();
+    }
+    return hc;
+}
+
+HistRow histogram_row(const HistSeries& meta, const std::vector<Extracted>& found,
+                      const Report& report) {
+    HistRow row{meta.id, meta.group, meta.name, meta.unit, {}, {}, {}};
+    // Union of the buckets by label, in the order the sides list them.
+    for (const auto& e : found)
+        for (const auto& h : e.histograms)
+            if (h.id == meta.id)
+                for (const auto& label : h.labels)
+                    if (std::find(row.labels.begin(), row.labels.end(), label) == row.labels.end())
+                        row.labels.push_back(label);
+    std::vector<std::string> conflicts;
+    std::optional<std::string> shape;
+    for (const auto& e : found) {
+        std::vector<double> counts;
+        for (const auto& h : e.histograms) {
+            if (h.id != meta.id)
+                continue;
+            if (h.shape_conflict || (shape && *shape != h.shape))
+                conflicts.push_back("the histograms' buckets differ");
+            shape = h.shape;
+            counts.assign(row.labels.size(), 0);
+            for (size_t i = 0; i < h.labels.size(); i++) {
+                auto at = std::find(row.labels.begin(), row.labels.end(), h.labels[i]);
+                counts[size_t(at - row.labels.begin())] = h.counts[i];
+            }
+        }
+        row.counts.push_back(std::move(counts));
+    }
+    for (size_t i = 1; i < row.counts.size(); i++)
+        row.changes.push_back(histogram_change(row.counts[0], row.counts[i], conflicts, report));
+    return row;
+}
+
+// What one sample is, and whether changes get a verdict at all.
+void choose_samples(const std::vector<Side>& sides, const std::vector<Extracted>& found,
+                    Report& report) {
+    const CompareOptions& options = report.options;
+    report.unit = choose_unit(sides, options.unit);
+    if (options.unit == SampleUnit::auto_ && report.unit == SampleUnit::round &&
+        report.clock != "icount" && sides.size() >= 2)
+        report.no_verdict = no_verdict_reason(sides, report.clock);
+    bool pooled_rounds = false;
+    for (size_t i = 0; i < sides.size(); i++)
+        for (const auto& s : found[i].metrics)
+            pooled_rounds = pooled_rounds || s.samples.size() > sides[i].runs.size();
+    if (report.unit == SampleUnit::round && pooled_rounds && report.clock != "icount" &&
+        report.no_verdict.empty())
+        report.warnings.push_back(
+            "the samples are rounds: rounds of one boot share its host's conditions, so on the "
+            "wall clock the test understates the noise between boots and flags changes that are "
+            "not there; give every side two or more runs (compared run by run)");
+}
+
+} // namespace
+
+Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOptions& options) {
+    if (sides.empty()) // one side gives its summaries alone (initbench report of one run)
+        return Error{"compare needs a side"};
+    for (const auto& side : sides)
+        if (side.runs.empty())
+            return Error{side.label + ": no results files"};
+    if (!(options.confidence > 0 && options.confidence < 1) || !(options.min_effect_pct >= 0))
+        return Error{"confidence must be in (0, 1) and the minimum effect >= 0"};
+    Report report;
+    report.options = options;
+    IB_TRY(check_sides(sides, options, report));
+    report.clock = sides[0].runs[0].clock;
+    report.clock_detail = sides[0].runs[0].clock_detail;
+
+    std::vector<Extracted> found;
+    for (const auto& side : sides) {
+        report.sides.push_back(side_info(side));
+        found.push_back(extract(side.runs));
+    }
+    choose_samples(sides, found, report);
+    // Rows in the order the base has them, then what only later sides have.
+    std::set<std::string> listed;
+    for (const auto& e : found) {
+        for (const auto& s : e.metrics)
+            if (listed.insert("m" + s.id).second)
+                report.metrics.push_back(metric_row(s, found, report));
+        for (const auto& h : e.histograms)
+            if (listed.insert("h" + h.id).second)
+                report.histograms.push_back(histogram_row(h, found, report));
+    }
+    return report;
+}
+
+} // namespace initbench

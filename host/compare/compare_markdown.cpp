@@ -1,0 +1,87 @@
+// compare's Markdown output: a table per report, for a review or a mailing list.
+#include "host/compare/compare_render.h"
+
+#include "common/text.h"
+#include "host/compare/compare_fields.h"
+
+#include <sstream>
+
+namespace initbench::compare_render {
+namespace {
+
+std::string md_escape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '|' || c == '*' || c == '_' || c == '[' || c == ']' || c == '<')
+            out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+} // namespace
+
+std::string render_markdown(const Report& report) {
+    std::ostringstream out;
+    out << "**initbench compare** — " << md_escape(method_sentence(report.options)) << "; clock "
+        << report.clock << "; " << unit_sentence(report.unit) << "\n\n";
+    for (const auto& s : report.sides)
+        out << "- **" << md_escape(s.label) << "**: " << s.files.size() << " run(s), kernel "
+            << md_escape(s.kernel_release) << " build-id `" << s.build_id.substr(0, 12) << "`\n";
+    for (const auto& w : report.warnings)
+        out << "- warning: " << md_escape(w) << "\n";
+    if (!report.no_verdict.empty())
+        out << "- **no verdict**: " << md_escape(report.no_verdict)
+            << ". Changes are shown as \\~…\\~, not judged.\n";
+    out << "\n| metric | unit | stat |";
+    for (size_t i = 0; i < report.sides.size(); i++)
+        out << " " << md_escape(report.sides[i].label) << " |" << (i ? " change |" : "");
+    out << "\n|---|---|---|";
+    for (size_t i = 0; i < report.sides.size(); i++)
+        out << "---:|" << (i ? "---:|" : "");
+    out << "\n";
+    for (const auto& m : report.metrics) {
+        out << "| " << md_escape(m.id) << " | " << md_escape(m.unit) << " | "
+            << stats::agg_label(m.agg) << " |";
+        for (size_t i = 0; i < m.sides.size(); i++) {
+            const auto& s = m.sides[i].summary;
+            out << " " << (s ? value_text(s->mean) + " ± " + value_text(s->stddev) : "-") << " |";
+            if (i) {
+                const Change& c = m.changes[i - 1];
+                std::string pct = c.pct ? format_number(*c.pct, "%+.2f%%") : "n/a";
+                if (c.kind == ChangeKind::unqualified) // escaped: ~x~ is strikethrough in GFM
+                    pct = "\\~" + pct + "\\~";
+                else if (c.significant)
+                    pct = "**" + pct + "**";
+                out << " " << pct << " |";
+            }
+        }
+        out << "\n";
+    }
+    for (const auto& h : report.histograms) {
+        out << "\n**" << md_escape(h.id) << "**" << (h.unit.empty() ? "" : " (" + h.unit + ")");
+        for (size_t i = 0; i < h.changes.size(); i++)
+            out << " — " << md_escape(report.sides[i + 1].label) << ": "
+                << md_escape(histogram_verdict(h.changes[i]));
+        out << "\n\n| bucket |";
+        for (const auto& s : report.sides)
+            out << " " << md_escape(s.label) << " | % |";
+        out << "\n|---|";
+        for (size_t i = 0; i < report.sides.size(); i++)
+            out << "---:|---:|";
+        out << "\n";
+        auto [first, last] = occupied(h);
+        for (size_t b = first; b < last; b++) {
+            out << "| " << md_escape(h.labels[b]) << " |";
+            for (const auto& counts : h.counts) {
+                double all = total(counts), c = counts.empty() ? 0 : counts[b];
+                out << " " << compare_fields::number_label(c) << " | "
+                    << (all > 0 ? format_number(c / all * 100, "%.1f") : "-") << " |";
+            }
+            out << "\n";
+        }
+    }
+    return out.str();
+}
+
+} // namespace initbench::compare_render

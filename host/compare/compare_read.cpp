@@ -1,0 +1,193 @@
+// compare's input: results documents, read whole or refused (a cut-off log, a failed run,
+// records of a version this build cannot read), and the files a SIDE names.
+#include "host/compare/compare.h"
+
+#include "common/record.h"
+#include "common/record_types.h"
+#include "host/compare/compare_fields.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+namespace initbench {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace compare_fields;
+
+// Settings that change how long or how a run ends, not what it measures.
+const std::set<std::string> kRunOnlySettings = {"rounds", "timeout", "end", "loglevel"};
+
+std::string icount_option(const json& host) {
+    const json* argv = field(host, "qemu_argv");
+    if (!argv || !argv->is_array())
+        return "";
+    for (size_t i = 0; i + 1 < argv->size(); i++)
+        if ((*argv)[i] == "-icount" && (*argv)[i + 1].is_string())
+            return (*argv)[i + 1].get<std::string>();
+    return "";
+}
+
+json experiment_of(const json& header, const json& host) {
+    json exp = json::object();
+    json values = obj_field(obj_field(header, "config"), "values");
+    for (const auto& key : kRunOnlySettings)
+        values.erase(key);
+    exp["config"] = values;
+    for (const char* key : {"arch", "accel", "memory_mb"})
+        if (const json* f = field(host, key))
+            exp[key] = *f;
+    if (auto cpus = num_field(obj_field(header, "kernel"), "cpus_online"))
+        exp["cpus"] = *cpus;
+    return exp;
+}
+
+} // namespace
+
+// "phase fork (load.stress_pthread): exited with status 2".
+std::string error_line(const json& r) {
+    std::string key = str_field(r, "key");
+    return str_field(r, "what", "?") + (key.empty() ? "" : " (" + key + ")") + ": " +
+           str_field(r, "reason", "?");
+}
+
+Result<RunFile> parse_run_document(std::string_view text, const std::string& path) {
+    json doc = json::parse(text.begin(), text.end(), nullptr, false);
+    if (doc.is_discarded() || !doc.is_object())
+        return Error{path + ": not a JSON object"};
+    auto version = num_field(doc, "initbench_results");
+    if (!version || *version != 1)
+        return Error{path + ": not an initbench results document (initbench_results != 1)"};
+    RunFile run;
+    run.path = path;
+    run.verdict = str_field(doc, "verdict", "?");
+    const std::string status = str_field(obj_field(doc, "log"), "status", "?");
+    if (status != "complete")
+        run.failure = "the log is " + status + ": no numbers are taken from it";
+    else if (run.verdict != "ok" && run.verdict != "errors")
+        run.failure = "the run ended with '" + run.verdict + "' (" + str_field(doc, "reason") + ")";
+    const json* records = field(doc, "records");
+    if (!records || !records->is_array())
+        return Error{path + ": no records"};
+    const json* header = nullptr;
+    for (const auto& r : *records) {
+        if (const json* v = field(r, "v"); v && !known_record_version(*v))
+            return Error{path + ": " + str_field(r, "type", "?") +
+                         " record: " + unknown_version_reason(*v)};
+        const std::string type = str_field(r, "type");
+        if (type == "header" && !header)
+            header = &r;
+        else if (type == "kernel")
+            run.kernel_events++;
+        else if (type == "error")
+            run.errors.push_back(error_line(r));
+        else if (const RecordType* t = record_type_of(r); t && measures(*t))
+            run.records.push_back(r);
+    }
+    if (!header && !run.failure.empty())
+        return run; // failed before its first record: the failure is all there is to say
+    if (!header)
+        return Error{path + ": no header record"};
+    const json& host = obj_field(doc, "host");
+    const json& kernel = obj_field(*header, "kernel");
+    run.run_id = str_field(*header, "run_id");
+    run.kernel_release = str_field(kernel, "release");
+    run.build_id = str_field(kernel, "build_id");
+    run.cmdline = str_field(kernel, "cmdline");
+    run.kernel_sha256 = str_field(obj_field(host, "kernel"), "sha256");
+    run.image_sha256 = str_field(obj_field(host, "image"), "sha256");
+    run.clock = str_field(host, "clock", "unknown");
+    if (run.clock == "icount")
+        run.clock_detail = icount_option(host);
+    run.experiment = experiment_of(*header, host);
+    run.qemu = str_field(obj_field(obj_field(doc, "environment"), "qemu"), "banner");
+    run.image_version = str_field(*header, "initbench");
+    run.image_commit = str_field(*header, "initbench_commit");
+    return run;
+}
+
+namespace {
+Result<RunFile> refuse_failed(Result<RunFile> run) {
+    if (run && !run.value().failure.empty())
+        return Error{run.value().path + ": " + run.value().failure};
+    return run;
+}
+} // namespace
+
+Result<RunFile> parse_results(std::string_view text, const std::string& path) {
+    return refuse_failed(parse_run_document(text, path));
+}
+
+Result<RunFile> read_run_document(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return errno_error(path);
+    std::string text{std::istreambuf_iterator<char>(in), {}};
+    return parse_run_document(text, path);
+}
+
+Result<RunFile> read_results(const std::string& path) {
+    return refuse_failed(read_run_document(path));
+}
+
+Result<std::vector<std::string>> side_files(const std::string& arg) {
+    std::vector<std::string> paths;
+    std::stringstream list(arg);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+        if (item.empty())
+            continue;
+        std::error_code ec;
+        if (!fs::is_directory(item, ec)) {
+            paths.push_back(item);
+            continue;
+        }
+        std::vector<std::string> found;
+        for (const auto& entry : fs::directory_iterator(item, ec))
+            if (entry.is_regular_file() && entry.path().extension() == ".json")
+                found.push_back(entry.path().string());
+        if (found.empty())
+            return Error{item + ": no *.json files"};
+        std::sort(found.begin(), found.end());
+        paths.insert(paths.end(), found.begin(), found.end());
+    }
+    if (paths.empty())
+        return Error{"'" + arg + "': no results files"};
+    return paths;
+}
+
+std::string side_label(const std::string& arg, size_t index, size_t count) {
+    if (arg.find(',') == std::string::npos) {
+        std::string stem = fs::path(arg).filename().string();
+        if (stem.empty())
+            stem = fs::path(arg).parent_path().filename().string();
+        if (stem.size() > 5 && stem.ends_with(".json"))
+            stem.resize(stem.size() - 5);
+        if (!stem.empty() && stem.size() <= 24)
+            return stem;
+    }
+    if (index == 0)
+        return "base";
+    return count == 2 ? "new" : "new" + std::to_string(index);
+}
+
+Result<Side> load_side(const std::string& arg, const std::string& label, bool keep_failed) {
+    Side side{label, {}};
+    auto paths = side_files(arg);
+    if (!paths)
+        return paths.error();
+    for (const auto& p : paths.value()) {
+        auto run = keep_failed ? read_run_document(p) : read_results(p);
+        if (!run)
+            return run.error();
+        side.runs.push_back(std::move(run.value()));
+    }
+    return side;
+}
+
+} // namespace initbench

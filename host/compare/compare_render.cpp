@@ -1,0 +1,99 @@
+#include "host/compare/compare_render.h"
+
+#include "common/text.h"
+
+#include <cmath>
+
+namespace initbench {
+namespace compare_render {
+
+std::string value_text(double x) {
+    if (x == 0 || std::fabs(x) >= 0.01)
+        return format_number(x, "%.2f");
+    return format_number(x, "%.3g");
+}
+
+std::string method_name(Method m) {
+    return std::string(name_of(kMethodNames, m));
+}
+
+std::string kind_name(ChangeKind k) {
+    static constexpr Named<ChangeKind> kKindNames[] = {
+        {ChangeKind::none, "same"},       {ChangeKind::better, "better"},
+        {ChangeKind::worse, "worse"},     {ChangeKind::changed, "changed"},
+        {ChangeKind::not_tested, "not-tested"}, {ChangeKind::unqualified, "unqualified"}};
+    return std::string(name_of(kKindNames, k));
+}
+
+std::string better_name(Better b) {
+    return b == Better::higher ? "higher" : b == Better::lower ? "lower" : "";
+}
+
+std::string method_sentence(const CompareOptions& o) {
+    std::string effect = "a change of at least " + format_number(o.min_effect_pct, "%g") + " %";
+    std::string level = format_number(o.confidence * 100, "%g") + " %";
+    switch (o.method) {
+    case Method::lkp:
+        return "LKP's rule: at least 3 samples a side, ranges that do not overlap, and " + effect;
+    case Method::threshold:
+        return "threshold only (no test; for a deterministic clock): " + effect;
+    case Method::welch:
+        break;
+    }
+    return "Welch's t-test at " + level + " and " + effect;
+}
+
+std::string unit_sentence(SampleUnit unit) {
+    return unit == SampleUnit::run ? "one sample per run (the mean of its rounds)"
+                                   : "one sample per round";
+}
+
+std::string histogram_verdict(const HistChange& c) {
+    if (!c.test)
+        return c.note;
+    const auto& t = *c.test;
+    if (t.df == 0)
+        return "too few events outside one bucket to test";
+    std::string s = "chi2 " + format_number(t.chi2, "%.2f") + ", df " + std::to_string(t.df) +
+                    ", p " + format_number(t.p, "%.4f") + ", KS D " + format_number(t.ks_d, "%.3f");
+    if (c.unqualified)
+        return s + ": no verdict (one run a side)";
+    return s + (c.significant ? ": distributions differ" : ": no significant difference");
+}
+
+std::pair<size_t, size_t> occupied(const HistRow& h) {
+    size_t first = h.labels.size(), last = 0;
+    for (const auto& counts : h.counts)
+        for (size_t i = 0; i < counts.size(); i++)
+            if (counts[i] > 0) {
+                first = std::min(first, i);
+                last = std::max(last, i + 1);
+            }
+    return {first, std::max(first, last)};
+}
+
+double total(const std::vector<double>& v) {
+    double t = 0;
+    for (double x : v)
+        t += x;
+    return t;
+}
+
+} // namespace compare_render
+
+std::string render(const Report& report, const RenderOptions& options) {
+    switch (options.format) {
+    case Format::json:
+        return report_json(report).dump(1) + "\n";
+    case Format::csv:
+        return compare_render::render_csv(report);
+    case Format::markdown:
+        return compare_render::render_markdown(report);
+    case Format::terminal:
+    case Format::text:
+        break;
+    }
+    return compare_render::render_text(report, options);
+}
+
+} // namespace initbench

@@ -1,0 +1,193 @@
+#include "host/compare/stats.h"
+
+#include <boost/math/distributions/chi_squared.hpp>
+#include <boost/math/distributions/students_t.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+namespace initbench::stats {
+namespace {
+
+Status check_finite(std::span<const double> xs) {
+    for (double x : xs)
+        if (!std::isfinite(x))
+            return Error{"sample is " + std::string(std::isnan(x) ? "NaN" : "infinite")};
+    return ok();
+}
+
+// Two-sided critical value of Student's t for `df` degrees of freedom.
+double t_critical(double confidence, double df) {
+    boost::math::students_t dist(df);
+    return boost::math::quantile(boost::math::complement(dist, (1 - confidence) / 2));
+}
+
+Status check_confidence(double confidence) {
+    if (!(confidence > 0 && confidence < 1))
+        return Error{"confidence must be between 0 and 1"};
+    return ok();
+}
+
+} // namespace
+
+Result<Summary> summarize(std::span<const double> xs, Agg agg) {
+    if (xs.empty())
+        return Error{"no samples"};
+    IB_TRY(check_finite(xs));
+    Summary s;
+    s.n = xs.size();
+    s.amean = arithmetic_mean(xs);
+    s.stddev = sample_stddev(xs, s.amean);
+    auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+    s.min = *lo;
+    s.max = *hi;
+    if (s.amean != 0)
+        s.cov = s.stddev / std::fabs(s.amean);
+    const auto mean = aggregate(xs, agg);
+    if (!mean)
+        return Error{std::string(agg_label(agg)) + " of a value <= 0"};
+    s.mean = *mean;
+    return s;
+}
+
+std::optional<double> percent_change(double a, double b) {
+    if (a == 0)
+        return std::nullopt;
+    return (b - a) / std::fabs(a) * 100;
+}
+
+Result<Welch> welch(std::span<const double> a, std::span<const double> b, double confidence) {
+    IB_TRY(check_confidence(confidence));
+    if (a.size() < 2 || b.size() < 2)
+        return Error{"Welch's t-test needs at least 2 samples a side"};
+    IB_TRY(check_finite(a));
+    IB_TRY(check_finite(b));
+    const double ma = arithmetic_mean(a), mb = arithmetic_mean(b);
+    const double va = sample_variance(a, ma) / double(a.size());
+    const double vb = sample_variance(b, mb) / double(b.size());
+    Welch w;
+    w.diff = mb - ma;
+    const double se2 = va + vb;
+    if (se2 == 0) {
+        // Both sides constant: no noise to test against, the means are the answer.
+        w.df = double(a.size() + b.size() - 2);
+        w.p = w.diff == 0 ? 1 : 0;
+        w.t = w.diff == 0 ? 0 : std::copysign(INFINITY, w.diff);
+        w.ci_lo = w.ci_hi = w.diff;
+        return w;
+    }
+    const double se = std::sqrt(se2);
+    w.t = w.diff / se;
+    // Welch-Satterthwaite; a side with zero variance contributes nothing to the sum.
+    double denom = 0;
+    if (va > 0)
+        denom += va * va / double(a.size() - 1);
+    if (vb > 0)
+        denom += vb * vb / double(b.size() - 1);
+    w.df = se2 * se2 / denom;
+    boost::math::students_t dist(w.df);
+    w.p = std::min(1.0, 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(w.t))));
+    const double half = t_critical(confidence, w.df) * se;
+    w.ci_lo = w.diff - half;
+    w.ci_hi = w.diff + half;
+    return w;
+}
+
+Result<MeanInterval> mean_interval(std::span<const double> xs, double confidence) {
+    IB_TRY(check_confidence(confidence));
+    if (xs.empty())
+        return Error{"no samples"};
+    IB_TRY(check_finite(xs));
+    MeanInterval m;
+    m.n = xs.size();
+    m.mean = m.lo = m.hi = arithmetic_mean(xs);
+    if (xs.size() >= 2) {
+        double half = t_critical(confidence, double(xs.size() - 1)) *
+                      std::sqrt(sample_variance(xs, m.mean) / double(xs.size()));
+        m.lo -= half;
+        m.hi += half;
+    }
+    return m;
+}
+
+Result<MeanInterval> prediction_interval(std::span<const double> xs, double confidence) {
+    IB_TRY(check_confidence(confidence));
+    if (xs.size() < 2)
+        return Error{"a prediction interval needs two samples or more"};
+    IB_TRY(check_finite(xs));
+    MeanInterval m;
+    m.n = xs.size();
+    m.mean = m.lo = m.hi = arithmetic_mean(xs);
+    const double n = double(xs.size());
+    const double half = t_critical(confidence, n - 1) * std::sqrt(sample_variance(xs, m.mean) * (1 + 1 / n));
+    m.lo -= half;
+    m.hi += half;
+    return m;
+}
+
+bool lkp_separated(std::span<const double> a, std::span<const double> b, size_t min_n) {
+    if (a.size() < min_n || b.size() < min_n)
+        return false;
+    auto [alo, ahi] = std::minmax_element(a.begin(), a.end());
+    auto [blo, bhi] = std::minmax_element(b.begin(), b.end());
+    return *ahi < *blo || *bhi < *alo;
+}
+
+Result<Homogeneity> compare_histograms(std::span<const double> a, std::span<const double> b) {
+    if (a.size() != b.size())
+        return Error{"histograms have different buckets"};
+    IB_TRY(check_finite(a));
+    IB_TRY(check_finite(b));
+    for (size_t i = 0; i < a.size(); i++)
+        if (a[i] < 0 || b[i] < 0)
+            return Error{"negative bucket count"};
+    const double na = std::accumulate(a.begin(), a.end(), 0.0);
+    const double nb = std::accumulate(b.begin(), b.end(), 0.0);
+    if (na == 0 || nb == 0)
+        return Error{"an empty histogram"};
+    const double n = na + nb;
+
+    Homogeneity h;
+    double ca = 0, cb = 0;
+    for (size_t i = 0; i < a.size(); i++) {
+        ca += a[i];
+        cb += b[i];
+        h.ks_d = std::max(h.ks_d, std::fabs(ca / na - cb / nb));
+    }
+
+    // Merge buckets until both rows expect >= 5 events; a short tail joins the last cell.
+    std::vector<std::pair<double, double>> cells;
+    std::pair<double, double> open{0, 0};
+    const double smaller = std::min(na, nb);
+    for (size_t i = 0; i < a.size(); i++) {
+        open.first += a[i];
+        open.second += b[i];
+        if ((open.first + open.second) * smaller / n >= 5) {
+            cells.push_back(open);
+            open = {0, 0};
+        }
+    }
+    if (open.first + open.second > 0) {
+        if (cells.empty())
+            cells.push_back(open);
+        else {
+            cells.back().first += open.first;
+            cells.back().second += open.second;
+        }
+    }
+    if (cells.size() < 2)
+        return h; // one cell: nothing to test, p stays 1
+    for (const auto& [oa, ob] : cells) {
+        const double col = oa + ob;
+        const double ea = col * na / n, eb = col * nb / n;
+        h.chi2 += (oa - ea) * (oa - ea) / ea + (ob - eb) * (ob - eb) / eb;
+    }
+    h.df = unsigned(cells.size() - 1);
+    boost::math::chi_squared dist(h.df);
+    h.p = boost::math::cdf(boost::math::complement(dist, h.chi2));
+    return h;
+}
+
+} // namespace initbench::stats

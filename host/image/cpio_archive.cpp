@@ -1,0 +1,156 @@
+#include "host/image/cpio_archive.h"
+
+#include "sys/sys.h"
+
+#include <algorithm>
+#include <archive.h>
+#include <archive_entry.h>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <sys/stat.h>
+
+namespace initbench {
+
+std::vector<CpioEntry> parse_manifest(const std::string& text) {
+    std::vector<CpioEntry> out;
+    std::istringstream in(text);
+    std::string line;
+    for (int n = 1; std::getline(in, line); n++) {
+        if (auto hash = line.find('#'); hash != std::string::npos)
+            line.resize(hash);
+        std::istringstream f(line);
+        std::string kind, path;
+        if (!(f >> kind))
+            continue;
+        CpioEntry e;
+        f >> path;
+        e.path = path.starts_with('/') ? path.substr(1) : path;
+        std::string mode, dev;
+        bool good = !e.path.empty();
+        if (kind == "dir") {
+            e.kind = CpioEntry::Kind::dir;
+            good = good && bool(f >> mode);
+        } else if (kind == "file") {
+            e.kind = CpioEntry::Kind::file;
+            good = good && bool(f >> mode >> e.source);
+        } else if (kind == "slink") {
+            e.kind = CpioEntry::Kind::symlink;
+            mode = "0777";
+            good = good && bool(f >> e.source);
+        } else if (kind == "nod") {
+            e.kind = CpioEntry::Kind::chardev;
+            good = good && bool(f >> mode >> dev >> e.major >> e.minor) && dev == "c";
+        } else {
+            good = false;
+        }
+        // A mode is permission bits only: 1 to 4 octal digits.
+        good = good && !mode.empty() && mode.size() <= 4 && mode.find_first_not_of("01234567") == std::string::npos;
+        if (!good)
+            throw std::runtime_error("manifest line " + std::to_string(n) + ": malformed: " + line);
+        e.mode = static_cast<unsigned>(std::stoul(mode, nullptr, 8));
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+namespace {
+
+struct ArchiveDeleter {
+    void operator()(archive* a) const { archive_write_free(a); }
+};
+struct EntryDeleter {
+    void operator()(archive_entry* e) const { archive_entry_free(e); }
+};
+
+void check(archive* a, int rc, const std::string& what) {
+    if (rc != ARCHIVE_OK)
+        throw std::runtime_error(what + ": " + (archive_error_string(a) ? archive_error_string(a) : "failed"));
+}
+
+std::string slurp(const std::string& path) {
+    auto text = read_whole_file(path);
+    if (!text)
+        throw std::runtime_error("cannot read " + text.error().message());
+    return std::move(text.value());
+}
+
+} // namespace
+
+std::optional<std::map<std::string, std::string>> read_cpio_files(
+    const std::string& path, const std::function<bool(const std::string&)>& wanted, size_t limit) {
+    struct Deleter {
+        void operator()(archive* a) const { archive_read_free(a); }
+    };
+    std::unique_ptr<archive, Deleter> a(archive_read_new());
+    archive_read_support_filter_all(a.get());
+    archive_read_support_format_cpio(a.get());
+    if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK)
+        return std::nullopt;
+    std::map<std::string, std::string> out;
+    archive_entry* e = nullptr;
+    while (archive_read_next_header(a.get(), &e) == ARCHIVE_OK) {
+        std::string name = archive_entry_pathname(e);
+        if (!wanted(name))
+            continue;
+        const auto size = static_cast<size_t>(std::max<int64_t>(archive_entry_size(e), 0));
+        std::string text(std::min(size, limit), '\0');
+        // A read may stop at the end of a decompressed block: go on until all is in.
+        for (size_t got = 0; got < text.size();) {
+            const ssize_t n = archive_read_data(a.get(), text.data() + got, text.size() - got);
+            if (n <= 0)
+                return std::nullopt;
+            got += static_cast<size_t>(n);
+        }
+        out[std::move(name)] = std::move(text);
+    }
+    return out;
+}
+
+void write_cpio_gz(std::vector<CpioEntry> entries, const std::string& out) {
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    std::unique_ptr<archive, ArchiveDeleter> a(archive_write_new());
+    check(a.get(), archive_write_set_format_cpio_newc(a.get()), "cpio format");
+    check(a.get(), archive_write_add_filter_gzip(a.get()), "gzip filter");
+    check(a.get(), archive_write_set_options(a.get(), "gzip:!timestamp,gzip:compression-level=9"), "gzip options");
+    check(a.get(), archive_write_open_filename(a.get(), out.c_str()), "open " + out);
+
+    int64_t ino = 1;
+    for (const auto& e : entries) {
+        std::unique_ptr<archive_entry, EntryDeleter> ent(archive_entry_new());
+        archive_entry_set_pathname(ent.get(), e.path.c_str());
+        archive_entry_set_ino(ent.get(), ino++);
+        archive_entry_set_nlink(ent.get(), e.kind == CpioEntry::Kind::dir ? 2 : 1);
+        archive_entry_set_mtime(ent.get(), 0, 0);
+        archive_entry_set_uid(ent.get(), 0);
+        archive_entry_set_gid(ent.get(), 0);
+        archive_entry_set_size(ent.get(), 0);
+        std::string data;
+        switch (e.kind) {
+        case CpioEntry::Kind::dir:
+            archive_entry_set_mode(ent.get(), S_IFDIR | e.mode);
+            break;
+        case CpioEntry::Kind::file:
+            data = e.contents ? *e.contents : slurp(e.source);
+            archive_entry_set_mode(ent.get(), S_IFREG | e.mode);
+            archive_entry_set_size(ent.get(), static_cast<int64_t>(data.size()));
+            break;
+        case CpioEntry::Kind::symlink:
+            archive_entry_set_mode(ent.get(), S_IFLNK | 0777);
+            archive_entry_set_symlink(ent.get(), e.source.c_str());
+            break;
+        case CpioEntry::Kind::chardev:
+            archive_entry_set_mode(ent.get(), S_IFCHR | e.mode);
+            archive_entry_set_rdevmajor(ent.get(), e.major);
+            archive_entry_set_rdevminor(ent.get(), e.minor);
+            break;
+        }
+        check(a.get(), archive_write_header(a.get(), ent.get()), "write " + e.path);
+        if (!data.empty() && archive_write_data(a.get(), data.data(), data.size()) < 0)
+            check(a.get(), ARCHIVE_FATAL, "write data of " + e.path);
+    }
+    check(a.get(), archive_write_close(a.get()), "close " + out);
+}
+
+} // namespace initbench
