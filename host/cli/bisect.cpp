@@ -2,6 +2,7 @@
 
 #include "common/text.h"
 #include "host/boot/boot.h"
+#include "host/boot/boot_files.h"
 #include "host/compare/compare.h"
 #include "host/compare/compare_checks.h"
 #include "host/image/image_paths.h"
@@ -330,6 +331,8 @@ Result<Plan> plan(BisectCli& cli, const char* argv0) {
         cli.image = default_image(cli.arch, argv0);
     if (cli.image.empty())
         return Error{"no initbench image found next to the CLI: pass --image"};
+    if (auto s = check_image_file(cli.image); !s)
+        return Error{"--image " + s.error().message()};
     if (cli.clock == "icount" && cli.cpus > 1)
         return Error{"--clock icount boots only one CPU (QEMU's instruction counter hangs "
                      "bringing up a second x86 CPU: see docs/compare.md)"};
@@ -370,6 +373,10 @@ int run_step(BisectCli& cli, const char* argv0) {
     std::error_code ec;
     if (!fs::is_regular_file(cli.kernel, ec)) {
         say("skip: no kernel at " + cli.kernel + " after the build");
+        return kBisectSkip;
+    }
+    if (auto s = check_kernel_file(cli.kernel, cli.arch); !s) {
+        say("skip: the build left no kernel QEMU can boot: " + s.error().message());
         return kBisectSkip;
     }
     std::vector<std::string> params;

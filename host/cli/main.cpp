@@ -2,6 +2,7 @@
 // printed (run), or checks a console log captured elsewhere (parse).
 #include "host/cli/bisect.h"
 #include "host/boot/boot.h"
+#include "host/boot/boot_files.h"
 #include "host/cli/compare_cli.h"
 #include "host/boot/environment.h"
 #include "host/image/image_paths.h"
@@ -145,6 +146,15 @@ int main(int argc, char** argv) {
         if (run.boot.image.empty()) {
             std::fprintf(stderr, "initbench: no image for %s found; build it or pass --image\n",
                          run.boot.arch.c_str());
+            return initbench::kExitUsage;
+        }
+        // A file that is not a kernel, or not an initramfs, is refused here, before QEMU.
+        if (auto s = initbench::check_kernel_file(run.boot.kernel, run.boot.arch); !s) {
+            std::fprintf(stderr, "initbench: --kernel %s\n", s.error().message().c_str());
+            return initbench::kExitUsage;
+        }
+        if (auto s = initbench::check_image_file(run.boot.image); !s) {
+            std::fprintf(stderr, "initbench: --image %s\n", s.error().message().c_str());
             return initbench::kExitUsage;
         }
         run.boot.params = params;

@@ -307,5 +307,41 @@ class HostControl(unittest.TestCase):
         self.assertEqual(self.auto.code, 0, self.auto.stdout + self.auto.stderr)
 
 
+class HostRefusals(unittest.TestCase):
+    """A file that is not a kernel or not an initramfs is refused on the host, exit 2, with
+    its reason, and QEMU never starts (a stand-in QEMU on PATH records any start)."""
+    ctest_boots = 0
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="initbench-refusals-")
+        self.addCleanup(self.tmp.cleanup)
+        bin_dir = Path(self.tmp.name) / "bin"
+        bin_dir.mkdir()
+        self.started = Path(self.tmp.name) / "qemu-started"
+        for name in ("qemu-system-x86_64", "qemu-system-aarch64"):
+            fake = bin_dir / name
+            fake.write_text(f"#!/bin/sh\ntouch {self.started}\nexit 1\n")
+            fake.chmod(0o755)
+        self.env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+
+    def refused(self, *args):
+        p = subprocess.run([bootlib.INITBENCH, "run", "--accel", "tcg", *args, "--", "initbench.duration=1"],
+                           capture_output=True, text=True, env=self.env, timeout=limits.HOST_S)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertFalse(self.started.exists(), "QEMU was started")
+        return p.stderr
+
+    def test_a_kernel_that_is_not_one(self):
+        err = self.refused("--kernel", "/etc/passwd", "--image", bootlib.IMAGE)
+        self.assertIn("--kernel /etc/passwd: not an x86_64 kernel: no bzImage setup header", err)
+        self.assertIn("it starts with 'root:", err)
+        err = self.refused("--arch", "aarch64", "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE_AARCH64)
+        self.assertIn("not an arm64 kernel", err)
+
+    def test_an_image_that_is_not_one(self):
+        err = self.refused("--kernel", bootlib.kernel(), "--image", "/etc/passwd")
+        self.assertIn("--image /etc/passwd: not an initramfs", err)
+
+
 if __name__ == "__main__":
     unittest.main()
