@@ -16,11 +16,11 @@
 namespace initbench {
 namespace {
 
-// A task that outlives SIGKILL this long is stuck in the kernel: report it, go on.
-constexpr double kReapDeadline = 10;
-// And per task of the load: 15 000 sleeping processes on a TCG guest take tens of seconds to
-// die. The reaping ends as soon as they are gone; this only bounds a task that never goes.
-constexpr double kReapPerTask = 0.005;
+// When no task of the load has died for this long after SIGKILL, those left are stuck in the
+// kernel: report them, go on. A wait for progress, not a fixed time: 15 000 sleeping
+// processes on a TCG guest take tens of seconds to die, more on a slow host, and die all
+// along.
+constexpr double kReapStall = 10;
 constexpr uint64_t kPfKthread = 0x00200000; // PF_KTHREAD, include/linux/sched.h
 
 // Exit statuses of a worker whose set-up failed before the load ran.
@@ -209,7 +209,7 @@ bool LoadGroup::wait_ready(double deadline, std::vector<WorkerExit>& exits) {
 }
 
 Status LoadGroup::respawn() {
-    kill_and_reap(monotonic_seconds() + reap_time());
+    kill_and_reap();
     respawns_++;
     for (unsigned i = 0; i < params_.workers; i++)
         slots_[i].ready.store(0, std::memory_order_relaxed);
@@ -301,11 +301,7 @@ std::optional<uint64_t> LoadGroup::cgroup_event(std::string_view file, std::stri
     return read_keyed(cgroup_path_ + "/" + std::string(file), key);
 }
 
-double LoadGroup::reap_time() const {
-    return kReapDeadline + kReapPerTask * double(spec_.tasks(params_));
-}
-
-void LoadGroup::kill_and_reap(double deadline) {
+void LoadGroup::kill_and_reap() {
     auto kill_all = [this] {
         if (!cgroup_path_.empty()) // atomic against forks in flight; absent before Linux 5.14
             (void)write_file(cgroup_path_ + "/cgroup.kill", "1");
@@ -316,7 +312,9 @@ void LoadGroup::kill_and_reap(double deadline) {
                 ::kill(pids_[i], SIGKILL); // a worker that left the group is still ours
     };
     kill_all();
-    for (double next_kill = monotonic_seconds() + 0.1;;) {
+    unsigned reaped_before = reaped_;
+    double last_progress = monotonic_seconds();
+    for (double next_kill = last_progress + 0.1;;) {
         // Orphans of the workers are the init's children now, still in the workers' group.
         int status;
         pid_t pid = 0;
@@ -335,8 +333,12 @@ void LoadGroup::kill_and_reap(double deadline) {
         if (group_gone && workers_gone)
             break;
         const double now = monotonic_seconds();
-        if (now >= deadline)
+        if (reaped_ != reaped_before) {
+            reaped_before = reaped_;
+            last_progress = now;
+        } else if (now - last_progress >= kReapStall) {
             break;
+        }
         if (now >= next_kill) { // a task may have been between fork and joining the group
             kill_all();
             next_kill = now + 0.1;
@@ -350,7 +352,7 @@ StopReport LoadGroup::stop() {
         return report_;
     stopped_ = true;
     const double t0 = monotonic_seconds();
-    kill_and_reap(t0 + reap_time());
+    kill_and_reap();
     // Every task reaped since start(): workers that ended early or by themselves (an
     // external program), those of earlier respawns, and orphans of the workers.
     report_.reaped = reaped_;

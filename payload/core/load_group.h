@@ -99,8 +99,9 @@ private:
     void make_cgroup();
     Status spawn_workers();
     // Kills every task and reaps until none is left or the deadline passes.
-    void kill_and_reap(double deadline);
-    double reap_time() const; // the most kill_and_reap() may take for this load's tasks
+    // SIGKILL to every task of the load, then reaping until they are gone, or until none
+    // has died for a while (the rest are stuck in the kernel).
+    void kill_and_reap();
     [[noreturn]] void run_worker(unsigned index);
 
     const LoadSpec& spec_;
