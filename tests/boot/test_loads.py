@@ -254,6 +254,9 @@ class RcuTasksTraceProfile(BootTest):
     getpgid, with task-storage churn on it, make real RCU Tasks Trace grace periods, and the
     kthread's ticks per grace period."""
     PARAMS = ("initbench.profile=rcu_tasks_trace", "initbench.phases=sleep", "initbench.duration=3")
+    # 8 vCPUs and 15 000 processes under TCG: 100 s on a quiet 2-core host, 540 s beside
+    # another suite (the kind of boot.ManyCpus).
+    ctest_boot_s = 1800
 
     def test_the_profiles_machine(self):
         # No --cpus or --memory: the profile's 8-CPU, 2 GiB machine.
