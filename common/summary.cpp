@@ -76,6 +76,16 @@ void add_probe(const nlohmann::json& r, std::vector<TestCase>& out) {
 
 } // namespace
 
+std::string error_text(const nlohmann::json& r) {
+    const std::string key = str(r, "key");
+    std::string where;
+    if (!key.empty()) {
+        const auto value = r.find("value");
+        where = " (" + key + (value != r.end() && value->is_string() ? "=" + value->get<std::string>() : "") + ")";
+    }
+    return str(r, "what") + where + ": " + str(r, "reason");
+}
+
 std::vector<TestCase> test_cases(const std::vector<nlohmann::json>& records) {
     std::vector<TestCase> out;
     int errors = 0, kernel_events = 0;
@@ -98,8 +108,7 @@ std::vector<TestCase> test_cases(const std::vector<nlohmann::json>& records) {
             for (size_t i = before; i < out.size(); i++)
                 out[i].id = slug(out[i].id);
         } else if (type == "error") {
-            out.push_back({"error-" + std::to_string(++errors), "fail", std::nullopt, "",
-                           str(r, "what") + ": " + str(r, "reason")});
+            out.push_back({"error-" + std::to_string(++errors), "fail", std::nullopt, "", error_text(r)});
         } else if (type == "kernel") {
             out.push_back({slug("kernel-" + str(r, "kind") + "-" + std::to_string(++kernel_events)), "fail",
                            std::nullopt, "", str(r, "line")});

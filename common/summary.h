@@ -20,6 +20,12 @@ struct TestCase {
 
 std::vector<TestCase> test_cases(const std::vector<nlohmann::json>& records);
 
+// An error record as one line, with its key and the value refused when it has them:
+// "config (initbench.duration=2x): not a number of seconds", "phase fork (load.x): exited
+// with status 2". Every place that shows an error record (the summaries, compare's gate,
+// `run --quiet`) shows it so.
+std::string error_text(const nlohmann::json& error_record);
+
 // KTAP version 1: a plan, then "ok N id", "not ok N id # reason", "ok N id # SKIP reason".
 std::string ktap(const std::vector<TestCase>& cases);
 

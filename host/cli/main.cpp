@@ -1,5 +1,6 @@
 // initbench: the host CLI. Boots kernels with the initbench image and checks what they
 // printed (run), or checks a console log captured elsewhere (parse).
+#include "common/summary.h"
 #include "host/cli/bisect.h"
 #include "host/boot/boot.h"
 #include "host/boot/boot_files.h"
@@ -46,8 +47,15 @@ int write_outputs(const initbench::ParsedLog& log, const initbench::Verdict& ver
             return initbench::kExitUsage;
         }
     }
-    if (!quiet)
+    if (!quiet) {
         std::cout << initbench::printed_summary(log, verdict, format) << std::flush;
+    } else if (verdict.exit_code != initbench::kExitOk) {
+        // Quiet hides the summary, never a failure: its reason and its error records.
+        std::fprintf(stderr, "initbench: %s: %s\n", verdict.name.c_str(), verdict.reason.c_str());
+        for (const auto& r : log.records)
+            if (r.json.is_object() && r.json.value("type", "") == "error")
+                std::fprintf(stderr, "initbench: error: %s\n", initbench::error_text(r.json).c_str());
+    }
     return verdict.exit_code;
 }
 

@@ -4,6 +4,7 @@
 
 #include "common/record.h"
 #include "common/record_types.h"
+#include "common/summary.h"
 #include "host/compare/compare_fields.h"
 
 #include <algorithm>
@@ -49,13 +50,6 @@ json experiment_of(const json& header, const json& host) {
 
 } // namespace
 
-// "phase fork (load.stress_pthread): exited with status 2".
-std::string error_line(const json& r) {
-    std::string key = str_field(r, "key");
-    return str_field(r, "what", "?") + (key.empty() ? "" : " (" + key + ")") + ": " +
-           str_field(r, "reason", "?");
-}
-
 Result<RunFile> parse_run_document(std::string_view text, const std::string& path) {
     json doc = json::parse(text.begin(), text.end(), nullptr, false);
     if (doc.is_discarded() || !doc.is_object())
@@ -85,7 +79,7 @@ Result<RunFile> parse_run_document(std::string_view text, const std::string& pat
         else if (type == "kernel")
             run.kernel_events++;
         else if (type == "error")
-            run.errors.push_back(error_line(r));
+            run.errors.push_back(error_text(r));
         else if (const RecordType* t = record_type_of(r); t && measures(*t))
             run.records.push_back(r);
     }

@@ -261,7 +261,9 @@ std::string human_summary(const ParsedLog& log, const Verdict& verdict) {
             out << "\n";
         } else if (type == "command") {
             command_summary(out, j);
-        } else if (type == "error" || type == "warning" || type == "kernel") {
+        } else if (type == "error") {
+            out << "error   " << error_text(j) << "\n";
+        } else if (type == "warning" || type == "kernel") {
             out << type << (type == "kernel" ? "  " : "   ") << text(j, "what", text(j, "kind")) << ": "
                 << text(j, "reason", text(j, "line")) << "\n";
         }

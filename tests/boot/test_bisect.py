@@ -91,7 +91,7 @@ class CompareSameKernel(unittest.TestCase):
         self.assertEqual(r.code, 1, r.stdout + r.stderr)
         p = initbench("compare", good, typo, "--fail-on", "fork/ops_per_s:-5%")
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-        self.assertRegex(p.stderr, r"FAIL typo: .*typo\.json: error record: config \(initbench\.duraton\): "
+        self.assertRegex(p.stderr, r"FAIL typo: .*typo\.json: error record: config \(initbench\.duraton=1\): "
                                    r"unknown key")
         self.assertIn("FAIL fork/ops_per_s:-5%: fork/ops_per_s is missing on typo", p.stderr)
         # The warning about the same kernel says which parameters it compared.
@@ -102,7 +102,7 @@ class CompareSameKernel(unittest.TestCase):
     def test_a_bisect_step_with_error_records_is_a_skip(self):
         self.assertEqual(self.step.returncode, 125, self.step.stdout + self.step.stderr)
         self.assertRegex(self.step.stdout, r"skip: boot 1 of 1: errors \(1 error record\(s\)\), the first: "
-                                           r"config \(initbench\.duraton\): unknown key")
+                                           r"config \(initbench\.duraton=1\): unknown key")
 
     def test_same_file_twice_is_a_reused_run(self):
         (_, a), _ = self.files

@@ -395,6 +395,20 @@ class TruncatedLog(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
+    def test_quiet_still_says_why_a_run_failed(self):
+        # --quiet hides the summary of a good run, never the reason a run failed.
+        full = Path(self.tmp.name) / "console.log"
+        p = subprocess.run([bootlib.INITBENCH, "parse", str(full), "--quiet"], capture_output=True, text=True,
+                           timeout=limits.HOST_S)
+        self.assertEqual((p.returncode, p.stdout, p.stderr), (0, "", ""))
+        cut = Path(self.tmp.name) / "quiet-cut.log"
+        cut.write_bytes(self.raw[:self.frame_span("phase")[0]])
+        p = subprocess.run([bootlib.INITBENCH, "parse", str(cut), "--quiet"], capture_output=True, text=True,
+                           timeout=limits.HOST_S)
+        self.assertEqual(p.returncode, 5, p.stderr)
+        self.assertEqual(p.stdout, "")
+        self.assertIn("initbench: incomplete: no end record", p.stderr)
+
     def parse_cut(self, n, *extra):
         path = Path(self.tmp.name) / "cut.log"
         path.write_bytes(self.raw[:n])

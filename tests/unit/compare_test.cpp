@@ -858,7 +858,7 @@ TEST_F(CompareCliTest, GateFailsOnAMissingMetricAndOnErrorRecords) {
     std::string b = write_doc("typo.json", doc);
     CliRun r = run({a, b, "--fail-on", "fork/ops_per_s:-5%"});
     EXPECT_EQ(r.code, kCompareFailed) << r.err;
-    EXPECT_NE(r.err.find("FAIL typo: " + b + ": error record: config (initbench.duraton): unknown key"),
+    EXPECT_NE(r.err.find("FAIL typo: " + b + ": error record: config (initbench.duraton=2): unknown key"),
               std::string::npos) << r.err;
     EXPECT_NE(r.err.find("FAIL fork/ops_per_s:-5%: fork/ops_per_s is missing on typo"), std::string::npos)
         << r.err;

@@ -49,6 +49,18 @@ TEST(Summary, IdsAreUniqueAndSafe) {
     EXPECT_EQ(cases[1].id, "odd_name_-r0-m-2");
 }
 
+// An error record names its key and the value refused, wherever it is shown.
+TEST(Summary, ErrorTextNamesTheKeyAndTheValue) {
+    EXPECT_EQ(error_text({{"type", "error"}, {"what", "config"}, {"key", "initbench.duration"}, {"value", "2x"},
+                          {"source", "cmdline"}, {"reason", "not a number of seconds"}}),
+              "config (initbench.duration=2x): not a number of seconds");
+    EXPECT_EQ(error_text({{"type", "error"}, {"what", "phase fork"}, {"key", "load.x"},
+                          {"reason", "exited with status 2"}}),
+              "phase fork (load.x): exited with status 2");
+    EXPECT_EQ(error_text({{"type", "error"}, {"what", "phase thread"}, {"reason", "fork: EAGAIN"}}),
+              "phase thread: fork: EAGAIN");
+}
+
 TEST(Summary, KtapFormat) {
     std::string out = ktap(test_cases(sample_run()));
     EXPECT_EQ(out.rfind("KTAP version 1\n1..", 0), 0u);
