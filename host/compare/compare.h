@@ -116,15 +116,28 @@ struct SideStats {
     std::string error; // why there is no summary (missing on this side, NaN, ...)
 };
 
-// unqualified: the change is shown but not judged (Report::no_verdict says why).
+// The direction of a change the method found significant (none otherwise). unqualified: the
+// change is shown but not judged (Report::no_verdict says why).
 enum class ChangeKind { none, better, worse, changed, not_tested, unqualified };
+
+// One decision per metric, the same in compare, report, bisect-step and ab:
+// - different: the method finds the change significant and it is at least --min-effect;
+// - same: the equivalence test (TOST at 1 - confidence) puts it inside +-min-effect;
+// - unknown: neither (too few or too noisy samples, or a method that declined).
+enum class Decision { unknown, same, different };
 
 struct Change {
     std::optional<double> pct;
     std::optional<double> p; // Welch's p when it could be computed (none when unqualified)
-    bool significant = false;
+    bool significant = false; // the verdict is different
     ChangeKind kind = ChangeKind::none;
-    std::string note; // why untested or unqualified
+    Decision verdict = Decision::unknown;
+    std::optional<double> equivalence_p; // TOST's p against +-min-effect
+    // The smallest change (percent of the base) this many samples detect with 80 % power, and
+    // the samples a side that would likely decide; none where the spread is unknown.
+    std::optional<double> detectable_pct;
+    std::optional<size_t> samples_needed;
+    std::string note; // why unknown: the method declined, or too few samples
 };
 
 struct MetricRow {

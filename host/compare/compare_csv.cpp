@@ -23,7 +23,7 @@ std::string csv_number(std::optional<double> x) {
 
 std::string render_csv(const Report& report) {
     std::string out = "metric,group,name,unit,agg,better,side,label,n,mean,stddev,cov,min,max,"
-                      "change_pct,p,significant,verdict\n";
+                      "change_pct,p,significant,verdict,direction,detectable_pct,samples_needed\n";
     for (const auto& m : report.metrics)
         for (size_t i = 0; i < m.sides.size(); i++) {
             const auto& s = m.sides[i].summary;
@@ -47,7 +47,10 @@ std::string render_csv(const Report& report) {
                                           !c || c->kind != ChangeKind::unqualified
                                               ? (c && c->significant ? "1" : "0")
                                               : "", // no verdict: neither
-                                          c ? kind_name(c->kind) : "base"};
+                                          c ? verdict_name(c->verdict) : "base",
+                                          c ? kind_name(c->kind) : "",
+                                          csv_number(c ? c->detectable_pct : std::nullopt),
+                                          c && c->samples_needed ? std::to_string(*c->samples_needed) : ""};
             for (size_t k = 0; k < f.size(); k++)
                 out += (k ? "," : "") + csv_field(f[k]);
             out += "\n";

@@ -35,10 +35,15 @@ nlohmann::json report_json(const Report& report) {
             if (i) {
                 const Change& c = m.changes[i - 1];
                 const bool judged = c.kind != ChangeKind::unqualified;
+                auto count = [](std::optional<size_t> n) { return n ? json(*n) : json(); };
                 j["change"] = {{"pct", opt(c.pct)},
                                {"p", opt(c.p)},
                                {"significant", judged ? json(c.significant) : json()},
-                               {"verdict", kind_name(c.kind)},
+                               {"verdict", verdict_name(c.verdict)},
+                               {"direction", kind_name(c.kind)},
+                               {"equivalence_p", opt(c.equivalence_p)},
+                               {"detectable_pct", opt(c.detectable_pct)},
+                               {"samples_needed", count(c.samples_needed)},
                                {"note", c.note}};
             }
             per_side.push_back(std::move(j));

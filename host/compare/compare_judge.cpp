@@ -2,6 +2,7 @@
 // and the change against the base side judged by the chosen method (host/compare/stats.h).
 #include "host/compare/compare.h"
 
+#include "common/text.h"
 #include "host/compare/compare_checks.h"
 
 #include <algorithm>
@@ -11,6 +12,45 @@
 
 namespace initbench {
 
+namespace {
+
+std::string pct_words(double pct) { return format_number(pct, "%g") + " %"; }
+
+// What does not depend on the method: the equivalence test against +-min-effect, the smallest
+// change these samples detect, and how many samples a side would likely decide.
+void add_equivalence_and_power(Change& c, std::span<const double> base,
+                               std::span<const double> next, const CompareOptions& options) {
+    if (base.size() < 2 || next.size() < 2)
+        return;
+    const double alpha = 1 - options.confidence;
+    const double base_amean = arithmetic_mean(base);
+    if (base_amean == 0)
+        return;
+    const double scale = std::fabs(base_amean) / 100; // one percent of the base
+    const double margin = options.min_effect_pct * scale;
+    if (alpha < 0.5)
+        if (auto e = stats::tost(base, next, margin, alpha))
+            c.equivalence_p = e.value().p;
+    const double sd_a = sample_stddev(base, base_amean);
+    const double sd_b = sample_stddev(next, arithmetic_mean(next));
+    if (auto d = stats::detectable_difference(sd_a, base.size(), sd_b, next.size(), alpha))
+        c.detectable_pct = d.value() / scale;
+    if (auto n = stats::samples_to_detect(sd_a, sd_b, margin, alpha))
+        c.samples_needed = std::max({*n, base.size(), next.size()});
+}
+
+// Why neither verdict holds, in words a reader can act on.
+std::string undecided_reason(const Change& c, const CompareOptions& options) {
+    const std::string effect = pct_words(options.min_effect_pct);
+    std::string why = c.pct && std::fabs(*c.pct) < options.min_effect_pct && c.p &&
+                              *c.p < 1 - options.confidence
+                          ? "significant but smaller than " + effect
+                          : "not shown to differ by " + effect + " or more";
+    return why + ", and not shown to lie within +-" + effect;
+}
+
+} // namespace
+
 Change judge_change(std::span<const double> base, std::span<const double> next, double base_mean,
                     double next_mean, Better better, const CompareOptions& options) {
     Change c;
@@ -18,24 +58,39 @@ Change judge_change(std::span<const double> base, std::span<const double> next, 
     if (auto w = stats::welch(base, next, options.confidence))
         c.p = w.value().p;
     const bool moved = c.pct ? std::fabs(*c.pct) >= options.min_effect_pct : base_mean != next_mean;
+    add_equivalence_and_power(c, base, next, options);
+    const bool equivalent = c.equivalence_p && *c.equivalence_p < 1 - options.confidence;
     switch (options.method) {
     case Method::welch:
         if (!c.p)
-            c.note = "Welch's t-test needs 2 samples a side";
+            c.note = "Welch's t-test needs 2 samples a side (has " + std::to_string(base.size()) +
+                     " and " + std::to_string(next.size()) + ")";
         else
             c.significant = *c.p < 1 - options.confidence && moved;
         break;
     case Method::lkp:
         if (base.size() < 3 || next.size() < 3)
-            c.note = "LKP's rule needs 3 samples a side";
+            c.note = "LKP's rule needs 3 samples a side (has " + std::to_string(base.size()) +
+                     " and " + std::to_string(next.size()) + ")";
         else
             c.significant = stats::lkp_separated(base, next) && moved;
         break;
     case Method::threshold:
+        // No test: the change alone decides, for a deterministic clock.
         c.significant = moved;
+        c.verdict = moved ? Decision::different : Decision::same;
         break;
     }
-    if (!c.note.empty())
+    const bool declined = !c.note.empty(); // the method's own reason
+    if (options.method != Method::threshold) {
+        if (c.significant)
+            c.verdict = Decision::different;
+        else if (!declined && equivalent)
+            c.verdict = Decision::same;
+        else if (!declined)
+            c.note = undecided_reason(c, options);
+    }
+    if (declined)
         c.kind = ChangeKind::not_tested;
     else if (c.significant && better == Better::unknown)
         c.kind = ChangeKind::changed;
@@ -120,8 +175,10 @@ Change metric_change(const SideStats& a, const SideStats& b, Better better, cons
     if (a.summary && b.summary)
         return judge_change(a.samples, b.samples, a.summary->mean, b.summary->mean, better,
                             report.options);
-    return Change{std::nullopt, std::nullopt, false, ChangeKind::not_tested,
-                  !a.summary ? "base: " + a.error : b.error};
+    Change missing;
+    missing.kind = ChangeKind::not_tested;
+    missing.note = !a.summary ? "base: " + a.error : b.error;
+    return missing;
 }
 
 MetricRow metric_row(const Series& meta, const std::vector<Extracted>& found,

@@ -33,6 +33,11 @@ std::string render_markdown(const Report& report) {
     if (!report.no_verdict.empty())
         out << "- **no verdict**: " << md_escape(report.no_verdict)
             << ". Changes are shown as \\~…\\~, not judged.\n";
+    else if (report.sides.size() > 1)
+        out << "- verdicts: **x%** different: significant and >= "
+            << format_number(report.options.min_effect_pct, "%g") << " %; same: within ±"
+            << format_number(report.options.min_effect_pct, "%g")
+            << " % by two one-sided tests; unknown: neither (see below)\n";
     out << "\n| metric | unit | stat |";
     for (size_t i = 0; i < report.sides.size(); i++)
         out << " " << md_escape(report.sides[i].label) << " |" << (i ? " change |" : "");
@@ -52,12 +57,17 @@ std::string render_markdown(const Report& report) {
                 if (c.kind == ChangeKind::unqualified) // escaped: ~x~ is strikethrough in GFM
                     pct = "\\~" + pct + "\\~";
                 else if (c.significant)
-                    pct = "**" + pct + "**";
+                    pct = "**" + pct + "** different";
+                else
+                    pct += " " + verdict_name(c.verdict);
                 out << " " << pct << " |";
             }
         }
         out << "\n";
     }
+    const auto undecided = undecided_lines(report);
+    for (size_t i = 0; i < undecided.size(); i++)
+        out << (i ? "" : "\nUndecided:\n\n") << "- " << md_escape(undecided[i]) << "\n";
     for (const auto& h : report.histograms) {
         out << "\n**" << md_escape(h.id) << "**" << (h.unit.empty() ? "" : " (" + h.unit + ")");
         for (size_t i = 0; i < h.changes.size(); i++)

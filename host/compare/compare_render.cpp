@@ -19,10 +19,51 @@ std::string method_name(Method m) {
 
 std::string kind_name(ChangeKind k) {
     static constexpr Named<ChangeKind> kKindNames[] = {
-        {ChangeKind::none, "same"},       {ChangeKind::better, "better"},
+        {ChangeKind::none, "none"},       {ChangeKind::better, "better"},
         {ChangeKind::worse, "worse"},     {ChangeKind::changed, "changed"},
         {ChangeKind::not_tested, "not-tested"}, {ChangeKind::unqualified, "unqualified"}};
     return std::string(name_of(kKindNames, k));
+}
+
+std::string verdict_name(Decision v) {
+    return v == Decision::same ? "same" : v == Decision::different ? "different" : "unknown";
+}
+
+std::string verdict_legend(const CompareOptions& o) {
+    const std::string effect = format_number(o.min_effect_pct, "%g") + " %";
+    return "*x%* DIFFERENT (significant and >= " + effect + "), =x%= SAME (within +-" + effect +
+           " by two one-sided tests at " + format_number(o.confidence * 100, "%g") +
+           " %), ?x%? UNKNOWN (neither: see 'undecided')";
+}
+
+std::string undecided_text(const Change& c, size_t n_base, size_t n_next) {
+    std::string out;
+    if (c.detectable_pct) {
+        out = "n = " + (n_base == n_next ? std::to_string(n_base) + " a side"
+                                          : std::to_string(n_base) + " and " + std::to_string(n_next)) +
+              " detects changes of >= " + format_number(*c.detectable_pct, "%.3g") + " % (" +
+              format_number(stats::kPower * 100, "%g") + " % power)";
+        out += c.samples_needed ? "; about " + std::to_string(*c.samples_needed) +
+                                      " a side would likely decide"
+                                : "; more than 1000 a side would be needed";
+    }
+    if (!c.note.empty())
+        out += (out.empty() ? "" : "; ") + c.note;
+    return out;
+}
+
+std::vector<std::string> undecided_lines(const Report& report) {
+    std::vector<std::string> lines;
+    for (const auto& m : report.metrics)
+        for (size_t i = 0; i < m.changes.size(); i++) {
+            const Change& c = m.changes[i];
+            if (c.verdict != Decision::unknown || c.kind == ChangeKind::unqualified ||
+                !m.sides[0].summary || !m.sides[i + 1].summary)
+                continue;
+            lines.push_back(m.id + ", " + report.sides[i + 1].label + ": " +
+                            undecided_text(c, m.sides[0].summary->n, m.sides[i + 1].summary->n));
+        }
+    return lines;
 }
 
 std::string better_name(Better b) {

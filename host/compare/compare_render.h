@@ -17,6 +17,14 @@ inline constexpr Named<Method> kMethodNames[] = {
     {Method::welch, "welch"}, {Method::lkp, "lkp"}, {Method::threshold, "threshold"}};
 std::string method_name(Method m);
 std::string kind_name(ChangeKind k);
+std::string verdict_name(Decision v); // "same", "different", "unknown"
+// The one-line legend of the verdict marks, with this comparison's effect and level.
+std::string verdict_legend(const CompareOptions& o);
+// Why a change is UNKNOWN and what would decide it: "n = 2 a side detects changes of >= 12.3 %
+// (80 % power); about 9 a side would likely decide; <the method's reason>".
+std::string undecided_text(const Change& c, size_t n_base, size_t n_next);
+// Every UNKNOWN change that was judged, as "metric id, side label: undecided_text".
+std::vector<std::string> undecided_lines(const Report& report);
 std::string better_name(Better b);
 // "Welch's t-test at 95 % and a change of at least 5 %".
 std::string method_sentence(const CompareOptions& o);

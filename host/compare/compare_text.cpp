@@ -11,13 +11,14 @@
 namespace initbench::compare_render {
 namespace {
 
-// mmtests' change column: "(   0.00%)" for the base, "* -9.49%*" when significant, and
-// "~ -9.49%~" when not judged (no verdict).
+// mmtests' change column: "(   0.00%)" for the base, then the verdict's marks around the
+// change: "* -9.49%*" different, "= -0.12%=" same, "? -3.10%?" unknown, "~ -9.49%~" not judged.
 std::string change_text(const Change& c) {
     std::string pct = c.pct ? format_number(*c.pct, "%7.2f%%") : "    n/a";
     if (c.kind == ChangeKind::unqualified)
         return "~" + pct + "~";
-    return c.significant ? "*" + pct + "*" : "(" + pct + ")";
+    const char* mark = c.verdict == Decision::different ? "*" : c.verdict == Decision::same ? "=" : "?";
+    return mark + pct + mark;
 }
 
 const char* colour_of(const Change& c) {
@@ -200,6 +201,8 @@ std::string header_text(const Report& report) {
         out += "warning: " + w + "\n";
     if (!report.no_verdict.empty())
         out += "no verdict: " + report.no_verdict + ". Changes are shown as ~...~, not judged.\n";
+    else if (report.sides.size() > 1)
+        out += "legend: " + verdict_legend(report.options) + "\n";
     return out;
 }
 
@@ -219,6 +222,11 @@ std::string render_text(const Report& report, const RenderOptions& ro) {
             units += "  " + m.name + note + "\n";
     if (!units.empty())
         out += "\nunits:\n" + units;
+    std::string undecided;
+    for (const auto& line : undecided_lines(report))
+        undecided += "  " + line + "\n";
+    if (!undecided.empty())
+        out += "\nundecided:\n" + undecided;
     if (!report.histograms.empty())
         out += text_histograms(report, terminal, terminal);
     return out;

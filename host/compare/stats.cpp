@@ -79,6 +79,7 @@ Result<Welch> welch(std::span<const double> a, std::span<const double> b, double
         return w;
     }
     const double se = std::sqrt(se2);
+    w.se = se;
     w.t = w.diff / se;
     // Welch-Satterthwaite; a side with zero variance contributes nothing to the sum.
     double denom = 0;
@@ -125,6 +126,81 @@ Result<MeanInterval> prediction_interval(std::span<const double> xs, double conf
     m.lo -= half;
     m.hi += half;
     return m;
+}
+
+Result<Equivalence> tost(std::span<const double> a, std::span<const double> b, double margin,
+                         double alpha) {
+    if (!(alpha > 0 && alpha < 0.5))
+        return Error{"the equivalence test's level must be between 0 and 0.5"};
+    if (!(margin >= 0) || !std::isfinite(margin))
+        return Error{"the equivalence margin must be >= 0"};
+    auto welched = welch(a, b, 1 - 2 * alpha);
+    if (!welched)
+        return welched.error();
+    const Welch& w = welched.value();
+    Equivalence e;
+    e.diff = w.diff;
+    e.ci_lo = w.ci_lo;
+    e.ci_hi = w.ci_hi;
+    if (w.ci_lo == w.ci_hi) { // both sides constant: the difference is known exactly
+        e.p = std::fabs(w.diff) < margin ? 0 : 1;
+        return e;
+    }
+    const double se = w.se;
+    boost::math::students_t dist(w.df);
+    // H0: diff <= -margin, rejected for large t; H0: diff >= +margin, rejected for small t.
+    const double p_low = boost::math::cdf(boost::math::complement(dist, (w.diff + margin) / se));
+    const double p_high = boost::math::cdf(dist, (w.diff - margin) / se);
+    e.p = std::max(p_low, p_high);
+    return e;
+}
+
+Result<double> detectable_difference(double sd_a, size_t n_a, double sd_b, size_t n_b,
+                                     double alpha, double power) {
+    if (n_a < 2 || n_b < 2)
+        return Error{"a detectable change needs 2 samples a side"};
+    if (!(alpha > 0 && alpha < 1) || !(power > 0 && power < 1))
+        return Error{"alpha and power must be between 0 and 1"};
+    if (!(sd_a >= 0) || !(sd_b >= 0) || !std::isfinite(sd_a) || !std::isfinite(sd_b))
+        return Error{"standard deviations must be finite and >= 0"};
+    const double va = sd_a * sd_a / double(n_a), vb = sd_b * sd_b / double(n_b);
+    const double se2 = va + vb;
+    if (se2 == 0)
+        return 0.0; // no noise: any difference shows
+    double denom = 0;
+    if (va > 0)
+        denom += va * va / double(n_a - 1);
+    if (vb > 0)
+        denom += vb * vb / double(n_b - 1);
+    boost::math::students_t dist(se2 * se2 / denom);
+    const double t_alpha = boost::math::quantile(boost::math::complement(dist, alpha / 2));
+    const double t_power = boost::math::quantile(dist, power);
+    return (t_alpha + t_power) * std::sqrt(se2);
+}
+
+std::optional<size_t> samples_to_detect(double sd_a, double sd_b, double difference, double alpha,
+                                        double power, size_t cap) {
+    for (size_t n = 2; n <= cap; n++) {
+        auto d = detectable_difference(sd_a, n, sd_b, n, alpha, power);
+        if (!d)
+            return std::nullopt;
+        if (d.value() <= difference)
+            return n;
+    }
+    return std::nullopt;
+}
+
+double spent_alpha(double alpha, size_t look, size_t looks, double rho) {
+    if (looks == 0)
+        return 0;
+    const double t = double(std::min(look, looks)) / double(looks);
+    return alpha * std::pow(t, rho);
+}
+
+double look_alpha(double alpha, size_t look, size_t looks, double rho) {
+    if (look == 0)
+        return 0;
+    return spent_alpha(alpha, look, looks, rho) - spent_alpha(alpha, look - 1, looks, rho);
 }
 
 bool lkp_separated(std::span<const double> a, std::span<const double> b, size_t min_n) {

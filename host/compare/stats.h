@@ -1,5 +1,6 @@
 // Statistics for comparing kernels: means by a metric's aggregation kind, spread, Welch's
-// t-test, LKP's separated-ranges rule, and a test of two histograms. Pure functions on
+// t-test, the equivalence test, the smallest detectable change, alpha spending for tests
+// repeated as samples arrive, LKP's separated-ranges rule, and a test of two histograms. Pure functions on
 // samples; they refuse NaN, infinities and values the aggregation cannot take.
 #pragma once
 
@@ -40,6 +41,7 @@ std::optional<double> percent_change(double a, double b);
 // decided exactly: equal means are p = 1, different means p = 0 (deterministic clocks).
 struct Welch {
     double diff = 0; // mean(b) - mean(a)
+    double se = 0;   // its standard error
     double t = 0, df = 0, p = 1;
     double ci_lo = 0, ci_hi = 0;
 };
@@ -57,6 +59,40 @@ Result<MeanInterval> mean_interval(std::span<const double> xs, double confidence
 // prediction interval, mean +- t(n-1) * s * sqrt(1 + 1/n). What one sample on the other
 // side is judged against: the spread is xs's, never assumed to be zero.
 Result<MeanInterval> prediction_interval(std::span<const double> xs, double confidence);
+
+// Two one-sided tests (Schuirmann's TOST, with Welch's standard error): does mean(b) - mean(a)
+// lie inside (-margin, +margin)? p is the larger of the two one-sided p-values; equivalence is
+// shown at level alpha when p < alpha, which is when the (1 - 2 alpha) interval of the
+// difference lies inside the margin. Zero variance on both sides is decided exactly.
+struct Equivalence {
+    double diff = 0;
+    double p = 1;
+    double ci_lo = 0, ci_hi = 0; // the (1 - 2 alpha) interval of the difference
+};
+Result<Equivalence> tost(std::span<const double> a, std::span<const double> b, double margin,
+                         double alpha);
+
+// The power that "detectable" promises: 80 %, the usual choice in power analysis.
+inline constexpr double kPower = 0.8;
+
+// The smallest true difference of means that Welch's two-sided test at level alpha finds with
+// probability `power`, for sides of these standard deviations and sizes:
+// (t(1 - alpha/2, df) + t(power, df)) * se, se and df as Welch's. Needs n >= 2 a side.
+Result<double> detectable_difference(double sd_a, size_t n_a, double sd_b, size_t n_b,
+                                     double alpha, double power = kPower);
+
+// The samples a side (equal sizes, at most `cap`) at which detectable_difference falls to
+// `difference` or below; none beyond the cap.
+std::optional<size_t> samples_to_detect(double sd_a, double sd_b, double difference, double alpha,
+                                        double power = kPower, size_t cap = 1000);
+
+// Alpha spending for a test repeated after each new sample (a group-sequential design):
+// after `look` of `looks`, alpha * (look / looks)^rho may have been spent in all (rho 1 is
+// close to Pocock's boundaries, 3 to O'Brien-Fleming's: little early, most at the end).
+// look_alpha is what one look may use. Testing at these levels keeps the total error <= alpha
+// (the union bound), where testing every look at alpha does not.
+double spent_alpha(double alpha, size_t look, size_t looks, double rho);
+double look_alpha(double alpha, size_t look, size_t looks, double rho);
 
 // LKP's rule (0-day robot): at least `min_n` samples a side and ranges that do not overlap.
 bool lkp_separated(std::span<const double> a, std::span<const double> b, size_t min_n = 3);

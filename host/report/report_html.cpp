@@ -165,17 +165,18 @@ struct Builder {
     std::string change_cell(const json& change) {
         if (!change.is_object())
             return "<td></td>";
-        const std::string verdict = str(change, "verdict");
+        const std::string verdict = str(change, "verdict"), direction = str(change, "direction");
         const json& pct = at(change, "pct");
         std::string text = pct.is_number() ? format_number(pct.get<double>(), "%+.2f %%") : "n/a";
         const json& significant = at(change, "significant");
+        // The colour says the direction of a difference; the word is compare's verdict.
         std::string cls = "same", word = verdict;
-        if (significant.is_null() || verdict == "unqualified") {
+        if (significant.is_null() || direction == "unqualified") {
             cls = "unjudged";
             word = "no verdict";
-        } else if (verdict == "better" || verdict == "worse" || verdict == "changed") {
-            cls = verdict;
-        } else if (verdict == "not tested" || verdict == "not_tested") {
+        } else if (verdict == "different") {
+            cls = direction == "better" || direction == "worse" ? direction : "changed";
+        } else if (verdict == "unknown") {
             cls = "unjudged";
         }
         std::string title = str(change, "note");

@@ -431,6 +431,76 @@ TEST(Compare, LkpRuleIsStricter) {
     EXPECT_EQ(row(two, "fork/ops_per_s")->changes[0].kind, ChangeKind::not_tested);
 }
 
+// ---- three verdicts: DIFFERENT, SAME, UNKNOWN (issue 26) ------------------------------------
+
+TEST(Verdict, QuietSidesOnePercentApartAreSame) {
+    // CoV 0.35 %, 1.5 % apart: significant by Welch, but the equivalence test puts the change
+    // well inside +-5 %. That is SAME, not a finding.
+    Report r = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(197), "b"));
+    const Change& c = row(r, "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(c.verdict, Decision::same);
+    EXPECT_LT(*c.equivalence_p, 0.05);
+    EXPECT_FALSE(c.significant);
+}
+
+TEST(Verdict, ThirtyPercentIsDifferent) {
+    Report r = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(140), "b", "bb"));
+    const Change& c = row(r, "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(c.verdict, Decision::different);
+    EXPECT_GT(*c.equivalence_p, 0.5);
+}
+
+TEST(Verdict, NoisyChangeIsUnknownWithWhatWouldDecideIt) {
+    V noisy_a{100, 160, 90, 150, 100}, noisy_b{80, 150, 70, 140, 90};
+    Report r = compare_rounds(with_rates(noisy_a, "a"), with_rates(noisy_b, "b"));
+    const Change& c = row(r, "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(c.verdict, Decision::unknown);
+    // sd 31.6 and 35.6 over 5 a side, mean 120: far more than 5 % is needed to show.
+    ASSERT_TRUE(c.detectable_pct);
+    EXPECT_GT(*c.detectable_pct, 40);
+    ASSERT_TRUE(c.samples_needed);
+    EXPECT_GT(*c.samples_needed, 50u);
+    EXPECT_NE(c.note.find("not shown to lie within +-5 %"), std::string::npos) << c.note;
+    std::string text = render(r, {Format::text, false});
+    EXPECT_NE(text.find("legend: *x%* DIFFERENT"), std::string::npos) << text;
+    EXPECT_TRUE(std::regex_search(text, std::regex(R"(Hmean +ops_per_s +[\d.]+ +\( +0\.00%\) +[\d.]+ +\? +-\d+\.\d\d%\?)")))
+        << text;
+    EXPECT_TRUE(std::regex_search(
+        text, std::regex(R"(undecided:\n  fork/ops_per_s, new: n = 5 a side detects changes of >= \d+(\.\d+)? % \(80 % power\); about \d+ a side would likely decide)")))
+        << text;
+    std::string md = render(r, {Format::markdown, false});
+    EXPECT_NE(md.find("Undecided:"), std::string::npos) << md;
+    json j = json::parse(render(r, {Format::json, false}));
+    const json& change = j["metrics"][0]["sides"][1]["change"];
+    EXPECT_EQ(change["verdict"], "unknown");
+    EXPECT_GT(change["detectable_pct"].get<double>(), 40);
+    EXPECT_GT(change["samples_needed"].get<int>(), 50);
+}
+
+TEST(Verdict, EachMethodSaysWhyItDeclined) {
+    Report one = compare_rounds(with_rates({200}, "a"), with_rates({150}, "b"));
+    const Change& w = row(one, "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(w.verdict, Decision::unknown) << "never from a zero-width interval";
+    EXPECT_EQ(w.note, "Welch's t-test needs 2 samples a side (has 1 and 1)");
+    CompareOptions lkp;
+    lkp.method = Method::lkp;
+    Report two = compare_rounds(with_rates({100, 101}, "a"), with_rates({50, 51}, "b"), lkp);
+    const Change& l = row(two, "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(l.verdict, Decision::unknown);
+    EXPECT_EQ(l.note, "LKP's rule needs 3 samples a side (has 2 and 2)");
+    EXPECT_NE(render(two, {Format::text, false}).find("LKP's rule needs 3 samples a side"),
+              std::string::npos);
+}
+
+TEST(Verdict, ConstantSidesAreDecidedExactly) {
+    // An instruction-counted clock can repeat to the last digit: no noise to test against.
+    Report same = compare_rounds(with_rates({200, 200, 200}, "a"), with_rates({204, 204, 204}, "b"));
+    EXPECT_EQ(row(same, "fork/ops_per_s")->changes[0].verdict, Decision::same);
+    Report diff = compare_rounds(with_rates({200, 200, 200}, "a"), with_rates({180, 180, 180}, "b"));
+    EXPECT_EQ(row(diff, "fork/ops_per_s")->changes[0].verdict, Decision::different);
+    EXPECT_EQ(*row(diff, "fork/ops_per_s")->changes[0].detectable_pct, 0);
+}
+
 TEST(Compare, PoolsFilesOfASide) {
     auto r = compare_sides(
         {Side{"base",
@@ -616,7 +686,8 @@ TEST(Render, JsonCsvMarkdown) {
     json j = json::parse(render(r, {Format::json, false}));
     EXPECT_EQ(j["initbench_compare"], 1);
     EXPECT_EQ(j["metrics"][0]["id"], "fork/ops_per_s");
-    EXPECT_EQ(j["metrics"][0]["sides"][1]["change"]["verdict"], "worse");
+    EXPECT_EQ(j["metrics"][0]["sides"][1]["change"]["verdict"], "different");
+    EXPECT_EQ(j["metrics"][0]["sides"][1]["change"]["direction"], "worse");
     EXPECT_EQ(j["histograms"].size(), 2u);
     std::string csv = render(r, {Format::csv, false});
     EXPECT_EQ(csv.rfind("metric,group,name,unit,agg,better,side,label,n,mean", 0), 0u);
@@ -624,7 +695,7 @@ TEST(Render, JsonCsvMarkdown) {
               std::string::npos);
     std::string md = render(r, {Format::markdown, false});
     EXPECT_NE(md.find("| metric | unit | stat | base | new | change |"), std::string::npos);
-    EXPECT_NE(md.find("**-30.00%**"), std::string::npos);
+    EXPECT_NE(md.find("**-30.00%** different"), std::string::npos);
 }
 
 // ---- --fail-on ---------------------------------------------------------------------------
@@ -699,10 +770,11 @@ TEST(NoVerdict, OneWallClockRunASideMarksNothing) {
     EXPECT_TRUE(j["no_verdict"].is_string());
     const json& change = j["metrics"][0]["sides"][1]["change"];
     EXPECT_TRUE(change["significant"].is_null());
-    EXPECT_EQ(change["verdict"], "unqualified");
+    EXPECT_EQ(change["verdict"], "unknown");
+    EXPECT_EQ(change["direction"], "unqualified");
     EXPECT_TRUE(j["histograms"][0]["changes"][0]["significant"].is_null());
     std::string csv = render(r, {Format::csv, false});
-    EXPECT_TRUE(std::regex_search(csv, std::regex(R"(\nfork/ops_per_s,[^\n]*,-30(\.\d+)?,,,unqualified\n)")))
+    EXPECT_TRUE(std::regex_search(csv, std::regex(R"(\nfork/ops_per_s,[^\n]*,-30(\.\d+)?,,,unknown,unqualified,,\n)")))
         << csv;
     std::string md = render(r, {Format::markdown, false});
     EXPECT_NE(md.find("**no verdict**"), std::string::npos);

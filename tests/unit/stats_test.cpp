@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <vector>
 
 namespace initbench::stats {
@@ -226,6 +227,98 @@ TEST(Histograms, RefusesEmptyMismatchedNegativeAndNan) {
     EXPECT_FALSE(compare_histograms(V{1, 2, 3}, V{1, 2}).ok());
     EXPECT_FALSE(compare_histograms(V{1, -2}, V{1, 2}).ok());
     EXPECT_FALSE(compare_histograms(V{1, kNaN}, V{1, 2}).ok());
+}
+
+// ---- the equivalence test, the detectable change and alpha spending (issue 26) ------------
+// Student's t quantiles from R: qt(0.975, 10) = 2.228139, qt(0.95, 10) = 1.812461,
+// qt(0.8, 10) = 0.8790578 (published tables give 2.228, 1.812 and 0.879).
+
+// Six samples a side of variance 1.2 each: se = sqrt(0.4), Welch's df = 10 exactly.
+const V kSix{0, 0, 0, 2, 2, 2};
+V shifted(const V& xs, double by) {
+    V out;
+    for (double x : xs)
+        out.push_back(x + by);
+    return out;
+}
+
+TEST(Equivalence, TwoOneSidedTestsAgainstTheTTable) {
+    const double se = std::sqrt(0.4);
+    // A margin where the upper one-sided t is exactly -qt(0.975, 10): p = 0.025.
+    const double margin = 0.5 + 2.228139 * se;
+    auto e = tost(kSix, shifted(kSix, 0.5), margin, 0.05);
+    ASSERT_TRUE(e.ok()) << e.error().message();
+    EXPECT_NEAR(e.value().diff, 0.5, 1e-12);
+    EXPECT_NEAR(e.value().p, 0.025, 1e-5);
+    // The (1 - 2 alpha) = 90 % interval: 0.5 +- qt(0.95, 10) * se.
+    EXPECT_NEAR(e.value().ci_lo, 0.5 - 1.812461 * se, 1e-5);
+    EXPECT_NEAR(e.value().ci_hi, 0.5 + 1.812461 * se, 1e-5);
+    // Shown equivalent exactly when that interval lies inside the margin.
+    EXPECT_LT(tost(kSix, shifted(kSix, 0.5), 0.5 + 1.82 * se, 0.05).value().p, 0.05);
+    EXPECT_GT(tost(kSix, shifted(kSix, 0.5), 0.5 + 1.80 * se, 0.05).value().p, 0.05);
+    // A difference beyond the margin is never equivalent, however quiet.
+    EXPECT_GT(tost(kSix, shifted(kSix, 3), 2, 0.05).value().p, 0.5);
+}
+
+TEST(Equivalence, ConstantSidesAreExactAndBadInputRefused) {
+    EXPECT_EQ(tost(V{5, 5}, V{5.1, 5.1}, 0.2, 0.05).value().p, 0);
+    EXPECT_EQ(tost(V{5, 5}, V{5.3, 5.3}, 0.2, 0.05).value().p, 1);
+    EXPECT_FALSE(tost(V{5}, V{5, 5}, 0.2, 0.05).ok());
+    EXPECT_FALSE(tost(kSix, kSix, -1, 0.05).ok());
+    EXPECT_FALSE(tost(kSix, kSix, 1, 0.6).ok());
+    EXPECT_FALSE(tost(kSix, V{1, kNaN}, 1, 0.05).ok());
+}
+
+TEST(Detectable, WelchPowerAgainstTheTTable) {
+    // sd 1 a side, n = 6: se = sqrt(1/3), df = 10: (2.228139 + 0.8790578) * se.
+    const double expected = (2.228139 + 0.8790578) * std::sqrt(1.0 / 3);
+    auto d = detectable_difference(1, 6, 1, 6, 0.05, 0.8);
+    ASSERT_TRUE(d.ok());
+    EXPECT_NEAR(d.value(), expected, 1e-5);
+    EXPECT_EQ(detectable_difference(0, 3, 0, 3, 0.05).value(), 0) << "no noise, any change";
+    EXPECT_FALSE(detectable_difference(1, 1, 1, 6, 0.05).ok());
+    // The samples a side that bring it down to a target: 6 for exactly that, 7 for a bit less.
+    EXPECT_EQ(samples_to_detect(1, 1, expected + 1e-6, 0.05), 6u);
+    EXPECT_EQ(samples_to_detect(1, 1, expected - 1e-3, 0.05), 7u);
+    EXPECT_FALSE(samples_to_detect(1, 1, 0.01, 0.05, 0.8, 50)) << "beyond the cap";
+}
+
+TEST(AlphaSpending, PowerFamilySpendsAlphaOnce) {
+    EXPECT_DOUBLE_EQ(look_alpha(0.05, 1, 4, 3), 0.05 / 64);
+    EXPECT_DOUBLE_EQ(spent_alpha(0.05, 2, 4, 1), 0.025);
+    double sum = 0;
+    for (size_t k = 1; k <= 9; k++)
+        sum += look_alpha(0.05, k, 9, 2);
+    EXPECT_NEAR(sum, 0.05, 1e-15);
+    EXPECT_EQ(look_alpha(0.05, 0, 9, 2), 0);
+}
+
+// A/A sequences of normal samples, tested with Welch after every new pair from 2 to 10 a side:
+// at look_alpha's levels the chance of ever claiming a difference stays below alpha; at alpha
+// every time it does not. This is why `initbench ab` spends alpha.
+TEST(AlphaSpending, KeepsTheErrorRateWhereRepeatedTestsDoNot) {
+    std::mt19937_64 rng(26);
+    std::normal_distribution<double> noise(100, 10);
+    const size_t trials = 3000, first = 2, last = 10, looks = last - first + 1;
+    size_t naive = 0, spent = 0;
+    for (size_t t = 0; t < trials; t++) {
+        V a, b;
+        bool naive_hit = false, spent_hit = false;
+        for (size_t n = 1; n <= last; n++) {
+            a.push_back(noise(rng));
+            b.push_back(noise(rng));
+            if (n < first)
+                continue;
+            const double p = welch(a, b, 0.95).value().p;
+            naive_hit = naive_hit || p < 0.05;
+            spent_hit = spent_hit || p < look_alpha(0.05, n - first + 1, looks, 2);
+        }
+        naive += naive_hit;
+        spent += spent_hit;
+    }
+    const double naive_rate = double(naive) / trials, spent_rate = double(spent) / trials;
+    EXPECT_LE(spent_rate, 0.05) << spent_rate;
+    EXPECT_GT(naive_rate, 0.10) << naive_rate;
 }
 
 } // namespace
