@@ -1,6 +1,7 @@
 // initbench: the host CLI. Boots kernels with the initbench image and checks what they
 // printed (run), or checks a console log captured elsewhere (parse).
 #include "common/summary.h"
+#include "host/cli/ab.h"
 #include "host/cli/bisect.h"
 #include "host/boot/boot.h"
 #include "host/boot/boot_files.h"
@@ -127,6 +128,7 @@ int main(int argc, char** argv) {
     initbench::add_compare_command(app);
     initbench::add_bisect_command(app);
     initbench::add_report_command(app);
+    initbench::add_ab_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::RuntimeError& e) { // before ParseError, its base

@@ -24,8 +24,15 @@ void add_equivalence_and_power(Change& c, std::span<const double> base,
         return;
     const double alpha = 1 - options.confidence;
     const double base_amean = arithmetic_mean(base);
-    if (base_amean == 0)
+    if (base_amean == 0) {
+        // No percent of 0; but two sides that are 0 throughout (nothing missed) are the same.
+        auto zero = [](std::span<const double> xs) {
+            return std::all_of(xs.begin(), xs.end(), [](double x) { return x == 0; });
+        };
+        if (zero(base) && zero(next))
+            c.equivalence_p = 0;
         return;
+    }
     const double scale = std::fabs(base_amean) / 100; // one percent of the base
     const double margin = options.min_effect_pct * scale;
     if (alpha < 0.5)

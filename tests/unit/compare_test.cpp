@@ -3,7 +3,9 @@
 // warnings, output formats and --fail-on rules. No QEMU.
 #include "host/cli/bisect.h"
 #include "common/record.h"
+#include "host/cli/ab.h"
 #include "host/compare/compare.h"
+#include "host/compare/sequential.h"
 #include "host/cli/compare_cli.h"
 
 #include <CLI/CLI.hpp>
@@ -499,6 +501,56 @@ TEST(Verdict, ConstantSidesAreDecidedExactly) {
     Report diff = compare_rounds(with_rates({200, 200, 200}, "a"), with_rates({180, 180, 180}, "b"));
     EXPECT_EQ(row(diff, "fork/ops_per_s")->changes[0].verdict, Decision::different);
     EXPECT_EQ(*row(diff, "fork/ops_per_s")->changes[0].detectable_pct, 0);
+    // A count that is 0 throughout (funclat's missed events) has no percent change, and is SAME.
+    const V zeros{0, 0, 0};
+    EXPECT_EQ(judge_change(zeros, zeros, 0, 0, Better::lower, {}).verdict, Decision::same);
+    EXPECT_EQ(judge_change(zeros, V{0, 1, 0}, 0, 1.0 / 3, Better::lower, {}).verdict,
+              Decision::unknown);
+}
+
+// ---- ab's sequential design ----------------------------------------------------------------
+
+TEST(Sequential, InterleavedOrderIsMirroredBlocks) {
+    std::string order;
+    for (size_t i = 0; i < 8; i++)
+        order += char('A' + interleaved_side(i, 2));
+    EXPECT_EQ(order, "ABBAABBA");
+    order.clear();
+    for (size_t i = 0; i < 6; i++)
+        order += char('A' + interleaved_side(i, 3));
+    EXPECT_EQ(order, "ABCCBA");
+}
+
+TEST(Sequential, LooksSpendAlphaOnceOverTheBudget) {
+    SequentialPlan plan;
+    plan.min_boots = 2;
+    plan.max_boots = 5;
+    EXPECT_EQ(plan.looks(), 4u);
+    EXPECT_EQ(look_at(plan, 1).number, 0u) << "no look before min_boots";
+    double sum = 0;
+    for (size_t n = 2; n <= 5; n++) {
+        Look l = look_at(plan, n);
+        EXPECT_EQ(l.number, n - 1);
+        EXPECT_NEAR(l.alpha, 0.05 / 4, 1e-15) << "rho 1 spends evenly";
+        sum += l.alpha;
+    }
+    EXPECT_NEAR(sum, 0.05, 1e-15);
+    EXPECT_EQ(look_at(plan, 9).boots, 5u) << "beyond the budget is the last look";
+}
+
+TEST(Sequential, ChosenMetricsAndWhenTheyAreDecided) {
+    Report r = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(140), "b", "bb"));
+    LookVerdicts phase = chosen_verdicts(r, {});
+    ASSERT_EQ(phase.verdicts.size(), 1u) << "default: the phase's metrics only";
+    EXPECT_EQ(phase.verdicts[0].id, "fork/ops_per_s");
+    EXPECT_EQ(phase.verdicts[0].side, "new");
+    EXPECT_TRUE(phase.decided());
+    LookVerdicts typo = chosen_verdicts(r, {"fork/ops_per_sec"});
+    EXPECT_EQ(typo.unmatched, std::vector<std::string>{"fork/ops_per_sec"});
+    EXPECT_FALSE(typo.decided()) << "a glob that matches nothing never decides";
+    V noisy_a{100, 160, 90, 150, 100}, noisy_b{80, 150, 70, 140, 90};
+    Report noisy = compare_rounds(with_rates(noisy_a, "a"), with_rates(noisy_b, "b"));
+    EXPECT_FALSE(chosen_verdicts(noisy, {"ops_per_s"}).decided());
 }
 
 TEST(Compare, PoolsFilesOfASide) {

@@ -1,0 +1,407 @@
+#include "host/cli/ab.h"
+
+#include "host/cli/ab_plan.h"
+
+#include "common/text.h"
+#include "host/boot/boot_backend.h"
+#include "host/boot/boot_files.h"
+#include "host/cli/subcommand.h"
+#include "host/compare/compare.h"
+#include "host/compare/compare_render.h"
+#include "host/compare/sequential.h"
+#include "host/image/image_paths.h"
+#include "host/report/report.h"
+#include "host/report/report_html.h"
+#include "host/results/results.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace initbench {
+
+size_t interleaved_side(size_t i, size_t sides) {
+    const size_t block = i / sides, pos = i % sides;
+    return block % 2 == 0 ? pos : sides - 1 - pos;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kAbHelp = R"(Sides: --kernel and --params, each given once (the same for every side) or once per
+side; --label names them (default A, B, ...). Parameters after -- go to every side.
+  initbench ab -o out --kernel vmlinuz --params '' --params 'slub_debug=FZPU' -- initbench.phases=fork
+  initbench ab -o out --kernel old/bzImage --kernel new/bzImage --clock icount -- nokaslr norandmaps
+
+The boots are interleaved (A B B A ...) and run --jobs at a time. After every boot a side
+from --min-boots on, each chosen metric (--metric; default every phase metric) is judged as
+compare judges it, one sample per boot, at the level alpha spending allows at that look.
+ab stops when each is SAME or DIFFERENT, or at --max-boots a side with UNKNOWN and the
+change it could detect. OUT gets runs/ (every boot's results and console), comparison.json,
+comparison.txt and report.html. Ctrl-C keeps what finished; the same command resumes.
+
+Exit codes:
+  0    every chosen metric is SAME or DIFFERENT
+  1    a boot failed (error records, timeout, boot failure): its file is named
+  2    bad command line, or OUT holds another experiment
+  3    compare refused the sides (different clocks or experiments)
+  4    --max-boots reached with a metric still UNKNOWN
+  130  interrupted)";
+
+void say(const std::string& line) { std::cout << "ab: " << line << "\n" << std::flush; }
+
+struct Boot {
+    size_t side = 0, index = 0; // index: 1-based, per side
+    fs::path out, log;
+};
+
+Boot boot_at(const fs::path& dir, const std::vector<SidePlan>& sides, size_t side, size_t index) {
+    char name[32];
+    std::snprintf(name, sizeof name, "-%03zu", index);
+    const fs::path stem = dir / "runs" / (sides[side].label + name);
+    return {side, index, stem.string() + ".json", stem.string() + ".log"};
+}
+
+class Ab {
+public:
+    Ab(AbCli cli, std::vector<SidePlan> sides) : cli_(std::move(cli)), sides_(std::move(sides)) {
+        plan_.min_boots = cli_.min_boots;
+        plan_.max_boots = cli_.max_boots;
+        plan_.alpha = 1 - cli_.confidence;
+        done_.resize(sides_.size());
+    }
+
+    int run(BootBackend& backend) {
+        if (int rc = resume(); rc >= 0)
+            return rc;
+        size_t next = 0; // position in the interleaved order
+        std::vector<size_t> scheduled(sides_.size(), 0);
+        std::map<size_t, Boot> running;
+        for (;;) {
+            while (!stop_ && !backend.interrupted() && running.size() < cli_.jobs) {
+                auto b = next_boot(next, scheduled);
+                if (!b)
+                    break;
+                auto id = backend.start(request(*b));
+                if (!id) {
+                    say("cannot start a boot: " + id.error().message());
+                    stop_ = true, exit_ = kAbFailed;
+                    break;
+                }
+                say("boot " + b->out.filename().string() + " started");
+                running[id.value()] = *b;
+            }
+            if (running.empty())
+                break;
+            auto ended = backend.wait_any();
+            if (!ended)
+                continue; // interrupted: the loop stops starting boots and waits for the rest
+            Boot b = running.at(ended->id);
+            running.erase(ended->id);
+            finished(b, *ended, backend.interrupted());
+        }
+        if (backend.interrupted()) {
+            say("interrupted: " + std::to_string(boots_a_side()) +
+                " boot(s) a side kept; the same command resumes");
+            write_outputs(); // what finished is judged and kept
+            return kAbInterrupted;
+        }
+        if (exit_ == kAbFailed || exit_ == kAbRefused || exit_ == kAbUsage)
+            return exit_;
+        return conclude();
+    }
+
+private:
+    BootRequest request(const Boot& b) const {
+        BootRequest r;
+        r.kernel = sides_[b.side].kernel;
+        r.image = cli_.image;
+        r.arch = cli_.arch;
+        r.params = sides_[b.side].params;
+        r.clock = cli_.clock;
+        r.accel = cli_.accel;
+        r.cpus = cli_.cpus;
+        r.memory_mb = cli_.memory_mb;
+        r.timeout_s = cli_.timeout_s;
+        r.out_path = b.out.string();
+        r.log_path = b.log.string();
+        return r;
+    }
+
+    // The next boot in A B B A order that is neither done nor beyond the budget.
+    std::optional<Boot> next_boot(size_t& next, std::vector<size_t>& scheduled) {
+        const size_t k = sides_.size();
+        for (; next < k * cli_.max_boots; next++) {
+            const size_t side = interleaved_side(next, k);
+            const size_t index = ++scheduled[side];
+            if (index <= done_[side].size())
+                continue; // kept from an earlier run of this directory
+            next++;
+            return boot_at(cli_.out_dir, sides_, side, index);
+        }
+        return std::nullopt;
+    }
+
+    size_t boots_a_side() const {
+        size_t m = SIZE_MAX;
+        for (const auto& d : done_)
+            m = std::min(m, d.size());
+        return m;
+    }
+
+    // A finished boot: its document read, a failure stops ab, a new look may decide.
+    void finished(const Boot& b, const BootEnded& ended, bool interrupted) {
+        const std::string name = b.out.filename().string();
+        auto doc = read_run_document(b.out.string());
+        if (interrupted || ended.exit_code == kExitInterrupted) {
+            std::error_code ec;
+            fs::remove(b.out, ec); // redone when resumed
+            return;
+        }
+        std::string why = !ended.error.empty() ? ended.error
+                          : !doc          ? doc.error().message()
+                          : !doc.value().failure.empty() ? doc.value().failure
+                          : !doc.value().errors.empty()  ? "error record: " + doc.value().errors[0]
+                                                         : "";
+        if (!why.empty()) {
+            say("FAIL " + name + ": " + why + " (console: " + b.log.string() + "; remove " + name +
+                " to retry)");
+            stop_ = true, exit_ = kAbFailed;
+            return;
+        }
+        if (b.index == done_[b.side].size() + 1)
+            done_[b.side].push_back(b.out.string());
+        if (!resuming_)
+            say("boot " + name + " done");
+        if (!stop_) // once decided, boots still under way are kept but change nothing
+            look();
+    }
+
+    // Reads what an earlier run of this directory left: complete runs count, interrupted ones
+    // are redone, a failed one stops here as it did then. -1: go on booting.
+    int resume() {
+        resuming_ = true;
+        for (size_t s = 0; s < sides_.size() && !stop_; s++)
+            for (size_t i = 1;; i++) {
+                Boot b = boot_at(cli_.out_dir, sides_, s, i);
+                if (!fs::exists(b.out))
+                    break;
+                std::ifstream in(b.out);
+                json doc = json::parse(in, nullptr, false);
+                if (doc.is_object() && doc.value("verdict", "") == "interrupted") {
+                    fs::remove(b.out);
+                    break;
+                }
+                finished(b, BootEnded{}, false);
+                if (stop_)
+                    break;
+            }
+        resuming_ = false;
+        if (boots_a_side() > 0)
+            say("resumed with " + std::to_string(boots_a_side()) + " boot(s) a side");
+        return stop_ && exit_ != kAbDecided ? exit_ : -1;
+    }
+
+    Result<Report> judge(const Look& look) const {
+        std::vector<Side> sides;
+        for (size_t s = 0; s < sides_.size(); s++) {
+            Side side{sides_[s].label, {}};
+            for (size_t i = 0; i < look.boots; i++) {
+                auto r = read_results(done_[s][i]);
+                if (!r)
+                    return r.error();
+                side.runs.push_back(std::move(r.value()));
+            }
+            sides.push_back(std::move(side));
+        }
+        return compare_sides(sides, options(look));
+    }
+
+    CompareOptions options(const Look& look) const {
+        CompareOptions o;
+        o.method = cli_.method == "lkp" ? Method::lkp : Method::welch;
+        o.confidence = 1 - look.alpha;
+        o.min_effect_pct = cli_.min_effect_pct;
+        o.unit = SampleUnit::run; // boots are the samples: rounds of one boot are not independent
+        return o;
+    }
+
+    void look() {
+        const Look l = look_at(plan_, boots_a_side());
+        if (l.number == 0 || l.number <= last_look_.number)
+            return;
+        auto report = judge(l);
+        if (!report) {
+            say("refused: " + report.error().message());
+            stop_ = true, exit_ = kAbRefused;
+            return;
+        }
+        last_look_ = l;
+        report_ = std::move(report.value());
+        verdicts_ = chosen_verdicts(*report_, cli_.metrics);
+        if (!verdicts_.unmatched.empty()) {
+            say("--metric " + verdicts_.unmatched[0] + " matches no metric of these runs");
+            stop_ = true, exit_ = kAbUsage;
+            return;
+        }
+        std::string line;
+        for (const auto& v : verdicts_.verdicts)
+            line += "; " + v.id + " " + v.side + " " + compare_render::verdict_name(v.change.verdict) +
+                    (v.change.pct ? " " + format_number(*v.change.pct, "%+.2f%%") : "");
+        say("look " + std::to_string(l.number) + " of " + std::to_string(plan_.looks()) + ", " +
+            std::to_string(l.boots) + " boots a side, alpha " + format_number(l.alpha, "%.4g") + line);
+        write_outputs();
+        if (verdicts_.decided())
+            stop_ = true;
+    }
+
+    json ab_section() const {
+        json verdicts = json::array();
+        for (const auto& v : verdicts_.verdicts) {
+            const auto& c = v.change;
+            auto opt = [](auto x) { return x ? json(*x) : json(); };
+            verdicts.push_back({{"metric", v.id},
+                                {"side", v.side},
+                                {"verdict", compare_render::verdict_name(c.verdict)},
+                                {"pct", opt(c.pct)},
+                                {"detectable_pct", opt(c.detectable_pct)},
+                                {"samples_needed", opt(c.samples_needed)},
+                                {"note", c.note}});
+        }
+        return {{"boots_a_side", last_look_.boots},
+                {"look", last_look_.number},
+                {"looks", plan_.looks()},
+                {"alpha", plan_.alpha},
+                {"look_alpha", last_look_.alpha},
+                {"spending", "power family, rho " + format_number(plan_.rho, "%g")},
+                {"decided", verdicts_.decided()},
+                {"verdicts", verdicts}};
+    }
+
+    void write_outputs() const {
+        if (!report_)
+            return;
+        const fs::path dir = cli_.out_dir;
+        json j = report_json(*report_);
+        j["ab"] = ab_section();
+        (void)write_file(dir / "comparison.json", j.dump(1) + "\n");
+        (void)write_file(dir / "comparison.txt", render(*report_, {Format::text, false}));
+        std::vector<std::string> args, labels;
+        for (size_t s = 0; s < sides_.size(); s++) {
+            std::string files;
+            for (size_t i = 0; i < last_look_.boots; i++)
+                files += (i ? "," : "") + done_[s][i];
+            args.push_back(files);
+            labels.push_back(sides_[s].label);
+        }
+        if (auto sides = report::load_sides(args, labels)) {
+            auto page = report::analyse(std::move(sides.value()), options(last_look_));
+            (void)write_file(dir / "report.html", report::render_html(page).html);
+        }
+    }
+
+    int conclude() const {
+        if (!report_) {
+            say("no look: fewer than " + std::to_string(plan_.min_boots) + " boots a side finished");
+            return kAbUndecided;
+        }
+        std::cout << render(*report_, {Format::text, false});
+        const bool decided = verdicts_.decided();
+        say(std::string(decided ? "decided" : "undecided") + " after " +
+            std::to_string(last_look_.boots) + " boots a side: " + cli_.out_dir +
+            "/comparison.json, comparison.txt, report.html");
+        return decided ? kAbDecided : kAbUndecided;
+    }
+
+    AbCli cli_;
+    std::vector<SidePlan> sides_;
+    SequentialPlan plan_;
+    std::vector<std::vector<std::string>> done_; // per side: complete runs, in index order
+    Look last_look_;
+    std::optional<Report> report_;
+    LookVerdicts verdicts_;
+    bool stop_ = false, resuming_ = false;
+    int exit_ = kAbDecided;
+};
+
+std::string self_exe() {
+    std::error_code ec;
+    auto p = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? "initbench" : p.string();
+}
+
+int run_ab(AbCli cli) {
+    if (cli.min_boots < 2 || cli.max_boots < cli.min_boots) {
+        std::cerr << "initbench ab: --min-boots must be >= 2 and <= --max-boots\n";
+        return kAbUsage;
+    }
+    if (cli.image.empty())
+        cli.image = default_image(cli.arch, "initbench");
+    if (cli.image.empty() || !check_image_file(cli.image)) {
+        std::cerr << "initbench ab: no usable initbench image: pass --image\n";
+        return kAbUsage;
+    }
+    if (cli.clock == "icount" && cli.cpus > 1) {
+        std::cerr << "initbench ab: --clock icount boots one CPU only\n";
+        return kAbUsage;
+    }
+    auto sides = plan_sides(cli);
+    if (!sides) {
+        std::cerr << "initbench ab: " << sides.error().message() << "\n";
+        return kAbUsage;
+    }
+    if (cli.jobs == 0) // TCG runs a thread per guest CPU: one boot per host core per vCPU
+        cli.jobs = std::max(1u, std::thread::hardware_concurrency() / std::max(1u, cli.cpus));
+    if (auto s = claim_directory(cli.out_dir, plan_document(cli, sides.value())); !s) {
+        std::cerr << "initbench ab: " << s.error().message() << "\n";
+        return kAbUsage;
+    }
+    auto backend = local_boot_backend(self_exe());
+    Ab ab(std::move(cli), std::move(sides.value()));
+    return ab.run(*backend);
+}
+
+} // namespace
+
+void add_ab_command(CLI::App& app) {
+    auto cli = std::make_shared<AbCli>();
+    auto* cmd = app.add_subcommand("ab", "Boot two or more sides interleaved until each metric is SAME or DIFFERENT");
+    cmd->footer(kAbHelp);
+    cmd->add_option("-o,--out", cli->out_dir, "Output directory (a rerun with it resumes)")->required();
+    cmd->add_option("--kernel", cli->kernels, "Kernel image: once, or once per side")->allow_extra_args(false);
+    cmd->add_option("--params", cli->side_params, "A side's kernel parameters, one string: once per side")
+        ->allow_extra_args(false);
+    cmd->add_option("--label", cli->labels, "A side's name: once per side (default A, B, ...)")
+        ->allow_extra_args(false);
+    cmd->add_option("--metric", cli->metrics, "Glob of a metric to decide (repeatable; default every phase metric)")
+        ->allow_extra_args(false);
+    cmd->add_option("--image", cli->image, "initbench image (default: built or installed)");
+    cmd->add_option("--arch", cli->arch, "Guest architecture")
+        ->check(CLI::IsMember({"x86_64", "aarch64"}))->capture_default_str();
+    cmd->add_option("--clock", cli->clock, "wall or icount")->check(CLI::IsMember({"wall", "icount"}))->capture_default_str();
+    cmd->add_option("--accel", cli->accel, "tcg or kvm")->check(CLI::IsMember({"tcg", "kvm"}))->capture_default_str();
+    cmd->add_option("--cpus", cli->cpus, "Guest CPUs (default: the experiment's, else 1)")->check(CLI::Range(1, 512));
+    cmd->add_option("--memory", cli->memory_mb, "Guest memory in MiB")->check(CLI::Range(64, 1 << 20));
+    cmd->add_option("--min-boots", cli->min_boots, "Boots a side before the first look")->capture_default_str();
+    cmd->add_option("--max-boots", cli->max_boots, "Boots a side at most (the budget)")
+        ->check(CLI::Range(2, 1000))->capture_default_str();
+    cmd->add_option("-j,--jobs", cli->jobs, "Boots at once (default: host cores / guest CPUs)")->check(CLI::Range(1, 256));
+    cmd->add_option("--timeout", cli->timeout_s, "Seconds per boot")->check(CLI::Range(1.0, 604800.0))->capture_default_str();
+    cmd->add_option("--method", cli->method, "welch or lkp")->check(CLI::IsMember({"welch", "lkp"}))->capture_default_str();
+    cmd->add_option("--confidence", cli->confidence, "1 - the error rate promised over all looks")
+        ->check(CLI::Range(0.5, 0.9999))->capture_default_str();
+    cmd->add_option("--min-effect", cli->min_effect_pct, "Percent: smaller changes are SAME")
+        ->check(CLI::Range(0.0, 1000.0))->capture_default_str();
+    cmd->add_option("params", cli->params, "Kernel parameters for every side, after --");
+    cmd->callback([cli] { run_subcommand("ab", kAbUsage, [&] { return run_ab(*cli); }); });
+}
+
+} // namespace initbench

@@ -1,0 +1,113 @@
+#include "host/cli/ab_plan.h"
+
+#include "host/boot/boot_files.h"
+#include "host/boot/hash.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace initbench {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> words(const std::string& text) {
+    std::istringstream in(text);
+    std::vector<std::string> out;
+    for (std::string w; in >> w;)
+        out.push_back(w);
+    return out;
+}
+
+} // namespace
+
+Result<std::vector<SidePlan>> plan_sides(const AbCli& cli) {
+    const size_t n = std::max({cli.kernels.size(), cli.side_params.size(), cli.labels.size()});
+    auto fits = [n](const std::vector<std::string>& v) { return v.size() <= 1 || v.size() == n; };
+    if (!fits(cli.kernels) || !fits(cli.side_params) || !fits(cli.labels))
+        return Error{"--kernel, --params and --label are each given once or once per side (" +
+                     std::to_string(n) + " sides)"};
+    if (cli.kernels.empty())
+        return Error{"give --kernel"};
+    if (n < 2)
+        return Error{"ab needs two sides or more: --kernel twice, or --params twice ('' for none)"};
+    std::vector<SidePlan> sides;
+    for (size_t i = 0; i < n; i++) {
+        auto pick = [i](const std::vector<std::string>& v) { return v.size() == 1 ? v[0] : v[i]; };
+        SidePlan s;
+        s.label = cli.labels.size() ? pick(cli.labels) : std::string(1, char('A' + i % 26));
+        if (s.label.empty() || s.label.find_first_of("/ \t") != std::string::npos)
+            return Error{"--label '" + s.label + "': a name without spaces or '/'"};
+        for (const auto& other : sides)
+            if (other.label == s.label)
+                return Error{"two sides are labelled " + s.label};
+        s.kernel = pick(cli.kernels);
+        if (auto ok = check_kernel_file(s.kernel, cli.arch); !ok)
+            return Error{"--kernel " + ok.error().message()};
+        s.params = cli.params;
+        if (!cli.side_params.empty())
+            for (auto& w : words(pick(cli.side_params)))
+                s.params.push_back(w);
+        sides.push_back(std::move(s));
+    }
+    return sides;
+}
+
+json plan_document(const AbCli& cli, const std::vector<SidePlan>& sides) {
+    json js = json::array();
+    for (const auto& s : sides)
+        js.push_back({{"label", s.label},
+                      {"kernel", s.kernel},
+                      {"kernel_sha256", sha256_file(s.kernel)},
+                      {"params", s.params}});
+    return {{"initbench_ab", 1},
+            {"sides", js},
+            {"image_sha256", sha256_file(cli.image)},
+            {"arch", cli.arch},
+            {"clock", cli.clock},
+            {"accel", cli.accel},
+            {"cpus", cli.cpus},
+            {"memory_mb", cli.memory_mb},
+            {"metrics", cli.metrics},
+            {"method", cli.method},
+            {"confidence", cli.confidence},
+            {"min_effect_pct", cli.min_effect_pct},
+            {"min_boots", cli.min_boots}};
+}
+
+Status write_file(const fs::path& path, const std::string& text) {
+    const fs::path tmp = path.string() + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
+        out << text;
+        if (!(out << std::flush))
+            return Error{"cannot write " + tmp.string()};
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec)
+        return Error{"cannot write " + path.string() + ": " + ec.message()};
+    return ok();
+}
+
+Status claim_directory(const fs::path& dir, const json& plan) {
+    fs::create_directories(dir / "runs");
+    const fs::path file = dir / "ab.json";
+    if (!fs::exists(file))
+        return write_file(file, plan.dump(1) + "\n");
+    std::ifstream in(file);
+    json old = json::parse(in, nullptr, false);
+    if (old.is_discarded())
+        return Error{file.string() + " is not an ab plan"};
+    for (const auto& [key, value] : plan.items())
+        if (old.value(key, json()) != value)
+            return Error{dir.string() + " holds another experiment (" + key + " differs: " +
+                         old.value(key, json()).dump() + " there, " + value.dump() +
+                         " now); use another --out"};
+    return ok();
+}
+
+} // namespace initbench

@@ -1,0 +1,39 @@
+// `initbench ab`'s plan: the sides its options describe, and the output directory that holds
+// one plan's boots (a rerun resumes only where the plan is the same).
+#pragma once
+
+#include "common/result.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace initbench {
+
+struct AbCli {
+    std::vector<std::string> kernels, side_params, labels, metrics, params;
+    std::string out_dir, image, arch = "x86_64", clock = "wall", accel = "tcg", method = "welch";
+    unsigned min_boots = 2, max_boots = 10, jobs = 0, cpus = 0, memory_mb = 0;
+    double timeout_s = 600, confidence = 0.95, min_effect_pct = 5;
+};
+
+struct SidePlan {
+    std::string label, kernel;
+    std::vector<std::string> params;
+};
+
+// The sides the options describe, or why they describe none.
+Result<std::vector<SidePlan>> plan_sides(const AbCli& cli);
+
+// What must match for a rerun to resume: the sides, their kernels' bytes, the image, and how
+// they are booted and judged. The budget, --jobs and --timeout may change.
+nlohmann::json plan_document(const AbCli& cli, const std::vector<SidePlan>& sides);
+
+// A new output directory gets the plan; an old one must hold the same plan.
+Status claim_directory(const std::filesystem::path& dir, const nlohmann::json& plan);
+
+// Writes through a temporary file and a rename: a reader never sees half a file.
+Status write_file(const std::filesystem::path& path, const std::string& text);
+
+} // namespace initbench

@@ -1,0 +1,42 @@
+#include "host/compare/sequential.h"
+
+#include <algorithm>
+
+namespace initbench {
+
+Look look_at(const SequentialPlan& plan, size_t boots_a_side) {
+    Look look;
+    look.boots = std::min(boots_a_side, plan.max_boots);
+    if (look.boots < plan.min_boots || plan.looks() == 0)
+        return look;
+    look.number = look.boots - plan.min_boots + 1;
+    look.alpha = stats::look_alpha(plan.alpha, look.number, plan.looks(), plan.rho);
+    return look;
+}
+
+bool LookVerdicts::decided() const {
+    return unmatched.empty() && !verdicts.empty() &&
+           std::all_of(verdicts.begin(), verdicts.end(),
+                       [](const ChosenVerdict& v) { return v.change.verdict != Decision::unknown; });
+}
+
+LookVerdicts chosen_verdicts(const Report& report, const std::vector<std::string>& globs) {
+    LookVerdicts out;
+    std::vector<bool> used(globs.size(), false);
+    for (const auto& m : report.metrics) {
+        bool chosen = globs.empty() && std::count(m.id.begin(), m.id.end(), '/') == 1;
+        for (size_t g = 0; g < globs.size(); g++)
+            if (metric_matches(globs[g], m.id, m.name))
+                chosen = used[g] = true;
+        if (!chosen)
+            continue;
+        for (size_t i = 0; i < m.changes.size(); i++)
+            out.verdicts.push_back({m.id, report.sides[i + 1].label, m.changes[i]});
+    }
+    for (size_t g = 0; g < globs.size(); g++)
+        if (!used[g])
+            out.unmatched.push_back(globs[g]);
+    return out;
+}
+
+} // namespace initbench

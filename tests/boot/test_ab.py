@@ -1,0 +1,126 @@
+"""Boot tests of `initbench ab`: interleaved boots of two sides under the instruction-counting
+clock, judged after every boot a side until decided, with what it leaves in its output
+directory, a resumed A/A comparison, and a side whose boots fail.
+
+The slowdown is real and kernel-side (`slub_debug=FZPU`, -75 % forks/s under icount); with the
+layout fixed (`nokaslr norandmaps`) boots of one kernel repeat, so two boots a side decide."""
+import json
+import shutil
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+import bootlib
+import limits
+
+COMMON = ("--", "nokaslr", "norandmaps", "initbench.phases=fork", "initbench.duration=1",
+          "initbench.rounds=2")
+
+
+def ab(out, *args, boots):
+    """`initbench ab` with --max-boots 2 and one boot at a time: `boots` is how many it may
+    start, each charged to the class's budget."""
+    limit = 0
+    waits = 0.0
+    for _ in range(boots):
+        limit = bootlib.boot_limit()
+        waits += limits.boot_wait(limit)
+    return subprocess.run(
+        [bootlib.INITBENCH, "ab", "-o", str(out), "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE,
+         "--clock", "icount", "-j", "1", "--max-boots", "2", "--timeout", f"{limit or limits.BOOT_S:g}",
+         *args, *COMMON], capture_output=True, text=True, timeout=waits or limits.HOST_S)
+
+
+class AbInterleaved(unittest.TestCase):
+    ctest_boots = 8
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-ab-")
+        cls.dir = Path(cls.tmp.name)
+        cls.slub_args = ("--params", "", "--params", "slub_debug=FZPU", "--label", "base", "--label", "slub",
+                         "--metric", "fork/ops_per_s")
+        cls.slub = ab(cls.dir / "slub", *cls.slub_args, boots=4)
+        # A/A: the base side's two boots become the first boot of each side of a new
+        # directory; ab resumes from them and boots the other two (A B B A: B-002, A-002).
+        aa = cls.dir / "aa" / "runs"
+        aa.mkdir(parents=True)
+        for i, side in ((1, "A"), (2, "B")):
+            if (cls.dir / f"slub/runs/base-00{i}.json").exists():
+                shutil.copy(cls.dir / f"slub/runs/base-00{i}.json", aa / f"{side}-001.json")
+        cls.aa = ab(cls.dir / "aa", "--params", "", "--params", "", "--metric", "fork/ops_per_s", boots=2)
+        cls.typo = ab(cls.dir / "typo", "--params", "", "--params", "initbench.duraton=1", boots=2)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_slub_debug_is_different_after_two_boots_a_side(self):
+        p = self.slub
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        order = [line.split()[2] for line in p.stdout.splitlines() if line.endswith(" started")]
+        self.assertEqual(order, ["base-001.json", "slub-001.json", "slub-002.json", "base-002.json"],
+                         "interleaved A B B A")
+        self.assertIn("ab: look 1 of 1, 2 boots a side, alpha 0.05; fork/ops_per_s slub different", p.stdout)
+        comparison = json.loads((self.dir / "slub/comparison.json").read_text())
+        self.assertEqual(comparison["unit"], "run", "boots are the samples")
+        self.assertTrue(comparison["ab"]["decided"])
+        (verdict,) = comparison["ab"]["verdicts"]
+        self.assertEqual((verdict["metric"], verdict["side"], verdict["verdict"]),
+                         ("fork/ops_per_s", "slub", "different"))
+        self.assertLess(verdict["pct"], -50)
+        self.assertIn("* -", (self.dir / "slub/comparison.txt").read_text())
+        self.assertIn("<html", (self.dir / "slub/report.html").read_text())
+        runs = sorted(f.name for f in (self.dir / "slub/runs").glob("*.json"))
+        self.assertEqual(runs, ["base-001.json", "base-002.json", "slub-001.json", "slub-002.json"])
+        plan = json.loads((self.dir / "slub/ab.json").read_text())
+        self.assertEqual(plan["sides"][1]["params"][-1], "slub_debug=FZPU")
+
+    def test_a_rerun_resumes_and_boots_nothing_more(self):
+        p = subprocess.run([bootlib.INITBENCH, "ab", "-o", str(self.dir / "slub"), "--kernel", bootlib.kernel(),
+                            "--image", bootlib.IMAGE, "--clock", "icount", "-j", "1", "--max-boots", "2",
+                            *self.slub_args, *COMMON], capture_output=True, text=True, timeout=limits.HOST_S)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("resumed with 2 boot(s) a side", p.stdout)
+        self.assertNotIn("started", p.stdout)
+
+    def test_another_experiment_in_the_directory_is_refused(self):
+        p = subprocess.run([bootlib.INITBENCH, "ab", "-o", str(self.dir / "slub"), "--kernel", bootlib.kernel(),
+                            "--image", bootlib.IMAGE, "--clock", "icount", "--params", "", "--params", "slub_debug=P",
+                            "--label", "base", "--label", "slub", "--metric", "fork/ops_per_s", *COMMON], capture_output=True, text=True, timeout=limits.HOST_S)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("holds another experiment (sides differs", p.stderr)
+
+    def test_one_kernel_against_itself_is_never_different(self):
+        p = self.aa
+        self.assertIn(p.returncode, (0, 4), p.stdout + p.stderr)
+        self.assertIn("ab: resumed with 1 boot(s) a side", p.stdout)
+        started = [line.split()[2] for line in p.stdout.splitlines() if line.endswith(" started")]
+        self.assertEqual(started, ["B-002.json", "A-002.json"])
+        comparison = json.loads((self.dir / "aa/comparison.json").read_text())
+        (verdict,) = comparison["ab"]["verdicts"]
+        self.assertNotEqual(verdict["verdict"], "different", verdict)
+        self.assertLess(abs(verdict["pct"]), 1, "a fixed layout repeats under icount")
+
+    def test_a_failed_boot_fails_ab_and_names_its_error_record(self):
+        p = self.typo
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"ab: FAIL B-001\.json: error record: config \(initbench\.duraton=1\): "
+                                   r"unknown key")
+        self.assertFalse((self.dir / "typo/comparison.json").exists(), "no verdict from a failed side")
+
+
+class AbCommandLine(unittest.TestCase):
+    """Refusals before any boot."""
+    ctest_boots = 0
+
+    def test_one_side_is_refused(self):
+        p = subprocess.run([bootlib.INITBENCH, "ab", "-o", "/nonexistent/x", "--kernel", bootlib.kernel(),
+                            "--image", bootlib.IMAGE], capture_output=True, text=True, timeout=limits.HOST_S)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("ab needs two sides or more", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
