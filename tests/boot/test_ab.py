@@ -5,9 +5,12 @@ directory, a resumed A/A comparison, and a side whose boots fail.
 The slowdown is real and kernel-side (`slub_debug=FZPU`, -75 % forks/s under icount); with the
 layout fixed (`nokaslr norandmaps`) boots of one kernel repeat, so two boots a side decide."""
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -33,7 +36,7 @@ def ab(out, *args, boots):
 
 
 class AbInterleaved(unittest.TestCase):
-    ctest_boots = 8
+    ctest_boots = 9
 
     @classmethod
     def setUpClass(cls):
@@ -51,6 +54,26 @@ class AbInterleaved(unittest.TestCase):
                 shutil.copy(cls.dir / f"slub/runs/base-00{i}.json", aa / f"{side}-001.json")
         cls.aa = ab(cls.dir / "aa", "--params", "", "--params", "", "--metric", "fork/ops_per_s", boots=2)
         cls.typo = ab(cls.dir / "typo", "--params", "", "--params", "initbench.duraton=1", boots=2)
+        cls.interrupted = cls.ctrl_c(cls.dir / "int")
+
+    @classmethod
+    def ctrl_c(cls, out):
+        """ab stopped by a terminal's Ctrl-C (SIGINT to its process group) during its first boot."""
+        limit = bootlib.boot_limit()
+        p = subprocess.Popen(
+            [bootlib.INITBENCH, "ab", "-o", str(out), "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE,
+             "--clock", "icount", "-j", "1", "--timeout", f"{limit:g}", "--params", "", "--params", "", *COMMON],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        first = p.stdout.readline()
+        # The guest is under way once its console log has a line.
+        log = out / "runs" / "A-001.log"
+        for _ in range(int(limits.boot_wait(limit) * 10)):
+            if log.exists() and log.stat().st_size > 0:
+                break
+            time.sleep(0.1)
+        os.killpg(p.pid, signal.SIGINT)
+        stdout, stderr = p.communicate(timeout=limits.boot_wait(limit))
+        return subprocess.CompletedProcess(p.args, p.returncode, first + stdout, stderr)
 
     @classmethod
     def tearDownClass(cls):
@@ -109,6 +132,13 @@ class AbInterleaved(unittest.TestCase):
         self.assertRegex(p.stdout, r"ab: FAIL B-001\.json: error record: config \(initbench\.duraton=1\): "
                                    r"unknown key")
         self.assertFalse((self.dir / "typo/comparison.json").exists(), "no verdict from a failed side")
+
+    def test_ctrl_c_keeps_what_finished_and_discards_the_cut_boot(self):
+        p = self.interrupted
+        self.assertEqual(p.returncode, 130, p.stdout + p.stderr)
+        self.assertIn("ab: interrupted: 0 boot(s) a side kept; the same command resumes", p.stdout)
+        self.assertEqual(list((self.dir / "int/runs").glob("*.json")), [], "the cut boot is booted again")
+        self.assertTrue((self.dir / "int/ab.json").exists(), "the plan stays for the rerun")
 
 
 class AbCommandLine(unittest.TestCase):
