@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# How often initbench's verdicts are wrong, measured: `initbench ab` run TRIALS times on
+#   - A/A: one kernel against itself (the same parameters on both sides): every DIFFERENT is
+#     a false alarm. Goal <= 5 % (aim <= 2 %);
+#   - power: the same kernel without and with EFFECT (kernel parameters that slow the fork
+#     load, default slub_debug=FZPU): every DIFFERENT in the worse direction is a detection,
+#     with the boots a side it took;
+# on the instruction-counting clock and on the wall clock, at ab's defaults (Welch, 95 %,
+# --min-effect 5 %). It prints one table; paste it into docs/compare.md with the machine and
+# the date. A benchmark, not a test: hundreds of boots (an icount A/A trial is 4 boots).
+#
+#   scripts/bench-verdicts.sh [TRIALS] [MAX_BOOTS] [EFFECT]   default: 100, 6, slub_debug=FZPU
+#   KERNEL=... CLOCKS="icount wall" JOBS=2 INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-verdicts.sh
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+trials=${1:-100}
+max_boots=${2:-6}
+effect=${3:-slub_debug=FZPU}
+kernel=${KERNEL:-$("$here/scripts/fetch-debs.sh" kernel amd64)}
+clocks=${CLOCKS:-icount wall}
+jobs=${JOBS:-2}
+cli=${INITBENCH:-$here/build/host/initbench}
+image=${INITBENCH_IMAGE:-$here/build/initbench-x86_64.cpio.gz}
+[[ -x $cli && -f $image ]] || { echo "bench-verdicts: build first (scripts/demo.sh)" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+experiment=(nokaslr norandmaps initbench.phases=fork initbench.duration=1 initbench.rounds=2)
+
+# One ab trial; prints "VERDICT PCT BOOTS_A_SIDE" of fork/ops_per_s.
+trial() { # CLOCK SECOND_SIDE_PARAMS
+  local out=$tmp/t code=0
+  rm -rf "$out"
+  "$cli" ab -o "$out" --kernel "$kernel" --image "$image" --clock "$1" -j "$jobs" \
+    --max-boots "$max_boots" --metric fork/ops_per_s --params '' --params "$2" \
+    -- "${experiment[@]}" > "$tmp/ab.out" 2>&1 || code=$?
+  if [[ $code != 0 && $code != 4 ]]; then
+    echo "bench-verdicts: ab exited $code:" >&2
+    tail -5 "$tmp/ab.out" >&2
+    echo "failed - -"
+    return
+  fi
+  python3 - "$out/comparison.json" <<'PY'
+import json, sys
+ab = json.load(open(sys.argv[1]))["ab"]
+v = ab["verdicts"][0]
+print(v["verdict"], f'{v["pct"]:.2f}', ab["boots_a_side"])
+PY
+}
+
+# Runs TRIALS trials and prints the table row: how many of each verdict, the mean boots a side.
+row() { # NAME CLOCK SECOND_SIDE_PARAMS
+  local name=$1 clock=$2 params=$3 line
+  : > "$tmp/rows"
+  for ((i = 1; i <= trials; i++)); do
+    line=$(trial "$clock" "$params")
+    echo "$line" >> "$tmp/rows"
+    echo "  $name $clock trial $i/$trials: $line" >&2
+  done
+  python3 - "$tmp/rows" "$name" "$clock" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+n = len(rows)
+count = lambda v: sum(r[0] == v for r in rows)
+boots = [int(r[2]) for r in rows if r[2] != "-"]
+mean = sum(boots) / len(boots) if boots else float("nan")
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {n} | {count('different')} ({100*count('different')/n:.1f} %) | "
+      f"{count('same')} | {count('unknown')} | {count('failed')} | {mean:.2f} |")
+PY
+}
+
+{
+  echo "bench-verdicts: $(date -u +%F), $(nproc) CPUs, $(uname -r) host, kernel $(basename "$kernel"),"
+  echo "ab --max-boots $max_boots -j $jobs, fork/ops_per_s, ${experiment[*]}"
+  echo
+  echo "| trial | clock | trials | DIFFERENT | SAME | UNKNOWN | failed | mean boots a side |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|"
+  for clock in $clocks; do
+    row "A/A" "$clock" ""
+    row "power: $effect" "$clock" "$effect"
+  done
+}
