@@ -5,6 +5,8 @@
 #include "host/boot/boot_files.h"
 #include "host/compare/compare.h"
 #include "host/compare/compare_checks.h"
+#include "host/compare/compare_render.h"
+#include "host/compare/sequential.h"
 #include "host/image/image_paths.h"
 #include "host/results/results.h"
 
@@ -40,6 +42,39 @@ StepDecision place(double lo, double hi, double limit, int bad_sign, const std::
                              "to decide (skip; more boots or rounds help)"};
 }
 
+// Two samples or more a side: compare's verdict with --min-effect at the limit. DIFFERENT the
+// bad way is bad; SAME, or DIFFERENT the good way, is good; UNKNOWN is a skip.
+StepDecision decide_by_verdict(std::span<const double> base, std::span<const double> step,
+                               double base_mean, double step_mean, double bad_pct, double confidence) {
+    CompareOptions options;
+    options.confidence = confidence;
+    options.min_effect_pct = std::fabs(bad_pct);
+    const Better better = bad_pct < 0 ? Better::higher : Better::lower;
+    const Change c = judge_change(base, step, base_mean, step_mean, better, options);
+    const double change = (step_mean - base_mean) / std::fabs(base_mean) * 100;
+    std::string figures = "mean " + num_text(step_mean) + " (n=" + std::to_string(step.size()) +
+                          ") vs baseline " + num_text(base_mean) + " (n=" + std::to_string(base.size()) +
+                          "): " + pct_text(change);
+    if (auto w = stats::welch(base, step, confidence))
+        figures += ", interval [" + pct_text(w.value().ci_lo / std::fabs(base_mean) * 100) + ", " +
+                   pct_text(w.value().ci_hi / std::fabs(base_mean) * 100) + "]";
+    const std::string rule = "bad when DIFFERENT by " + std::string(bad_pct < 0 ? "<= " : ">= ") +
+                             pct_text(bad_pct) + " at " + format_number(confidence * 100, "%.4g") + " %";
+    switch (c.verdict) {
+    case Decision::different:
+        if (c.kind == ChangeKind::worse)
+            return {kBisectBad, figures + "; " + rule + ": DIFFERENT, bad"};
+        return {kBisectGood, figures + "; " + rule + ": DIFFERENT the good way, good"};
+    case Decision::same:
+        return {kBisectGood, figures + "; " + rule + ": SAME (within +-" +
+                                 format_number(std::fabs(bad_pct), "%g") + " %), good"};
+    case Decision::unknown:
+        break;
+    }
+    return {kBisectSkip, figures + "; " + rule + ": undecided (skip; more boots decide): " +
+                             compare_render::undecided_text(c, base.size(), step.size())};
+}
+
 } // namespace
 
 StepDecision decide_against_baseline(std::span<const double> base, std::span<const double> step,
@@ -52,13 +87,9 @@ StepDecision decide_against_baseline(std::span<const double> base, std::span<con
     if (base_mean == 0)
         return {kBisectAbort, "the baseline's mean is 0: a percent change means nothing"};
     double lo = 0, hi = 0;
-    if (base.size() >= 2 && step.size() >= 2) {
-        auto w = stats::welch(base, step, confidence);
-        if (!w)
-            return {kBisectSkip, w.error().message()};
-        lo = w.value().ci_lo / std::fabs(base_mean) * 100;
-        hi = w.value().ci_hi / std::fabs(base_mean) * 100;
-    } else if (base.size() == 1 && step.size() == 1) {
+    if (base.size() >= 2 && step.size() >= 2)
+        return decide_by_verdict(base, step, b.value().mean, s.value().mean, bad_pct, confidence);
+    if (base.size() == 1 && step.size() == 1) {
         return {kBisectSkip, "one sample a side: no spread to judge the change by (skip; "
                              "initbench.rounds=3 or --boots 2 on each side decide)"};
     } else if (deterministic) {
@@ -108,7 +139,9 @@ constexpr const char* kBisectFooter =
     R"(Use: git bisect run initbench bisect-step [options] -- BUILD COMMAND...
 The build command runs as an argument vector (never through a shell; --build-shell runs a
 shell string you give). Then the kernel is booted --boots times with the kernel parameters
-of --params-file and --param, and the metric is judged.
+of --params-file and --param, and the metric is judged with compare's verdict: DIFFERENT
+the bad way is bad, SAME or better is good, UNKNOWN a skip. --max-boots boots again while
+undecided (alpha spending keeps --confidence).
 
 Exit codes (for git bisect run):
   0    good
@@ -122,7 +155,7 @@ struct BisectCli {
     std::string kernel_config;
     std::string clock, accel = "tcg", arch = "x86_64", boot = "auto";
     std::vector<std::string> params, baseline, build;
-    unsigned boots = 1, cpus = 1, memory_mb = 1024;
+    unsigned boots = 1, max_boots = 0, cpus = 1, memory_mb = 1024;
     double timeout_s = 600, build_timeout_s = 6 * 3600, confidence = 0.95;
     bool progress = false, strict = false;
 };
@@ -234,7 +267,9 @@ std::string save_path(const std::string& dir, unsigned boot) {
     }
 }
 
-Boots boot_all(const BisectCli& cli, const std::vector<std::string>& params) {
+// Boots `count` more times, numbered from `first`: each boot's document is saved, and a failed
+// boot ends the step (a skip, or an abort when interrupted).
+Boots boot_all(const BisectCli& cli, const std::vector<std::string>& params, unsigned first, unsigned count) {
     Boots out;
     RunOptions run;
     run.cache_dir = default_cache_dir();
@@ -260,7 +295,7 @@ Boots boot_all(const BisectCli& cli, const std::vector<std::string>& params) {
     run.echo = cli.progress;
     if (!cli.save_dir.empty())
         fs::create_directories(cli.save_dir);
-    for (unsigned i = 1; i <= cli.boots; i++) {
+    for (unsigned i = first; i < first + count; i++) {
         RunResult r = boot_and_collect(run);
         Verdict v = judge(r.log, r.child);
         nlohmann::json doc = results_document(r.log, v, std::move(r.host), std::move(r.environment));
@@ -279,7 +314,7 @@ Boots boot_all(const BisectCli& cli, const std::vector<std::string>& params) {
             std::string why = v.name + " (" + v.reason + ")";
             if (auto failed = parse_run_document(doc.dump(), ""); failed && !failed.value().errors.empty())
                 why += ", the first: " + failed.value().errors.front();
-            say("skip: boot " + std::to_string(i) + " of " + std::to_string(cli.boots) + ": " + why);
+            say("skip: boot " + std::to_string(i) + ": " + why);
             out.exit_code = kBisectSkip;
             return out;
         }
@@ -361,6 +396,53 @@ Result<Plan> plan(BisectCli& cli, const char* argv0) {
     return p;
 }
 
+// The step's decision on its runs so far at `confidence`. final: an abort, or a skip that
+// more boots cannot change (the metric is missing).
+struct Judged {
+    StepDecision decision;
+    bool final = false;
+};
+
+Judged judge_step(const BisectCli& cli, const Plan& p, const std::vector<RunFile>& runs, double confidence) {
+    auto final = [](int code, std::string why) { return Judged{{code, std::move(why)}, true}; };
+    auto metric = find_metric(runs, cli.metric);
+    if (!metric)
+        return final(kBisectSkip, "skip: " + metric.error().message() + " in this kernel's results");
+    const bool deterministic = cli.clock == "icount";
+    const std::string id = metric.value().id;
+    auto figures = [&](StepDecision d) {
+        d.why = id + " [" + cli.clock + "]: " + d.why;
+        return Judged{std::move(d), false};
+    };
+    if (!p.baseline.empty()) {
+        // The same checks as `compare`: one clock, one experiment.
+        CompareOptions options;
+        options.confidence = confidence;
+        auto report = compare_sides({Side{"baseline", p.baseline}, Side{"step", runs}}, options);
+        if (!report)
+            return final(kBisectAbort, "abort: " + report.error().message());
+        // The samples compare tested: per-run means when both sides have two runs or more.
+        const auto& rows = report.value().metrics;
+        auto row = std::find_if(rows.begin(), rows.end(), [&](const MetricRow& r) { return r.id == id; });
+        if (row == rows.end() || !row->sides[0].summary)
+            return final(kBisectAbort, "abort: the baseline has no usable " + id);
+        if (!row->sides[1].summary)
+            return final(kBisectSkip, "skip: " + id + ": " + row->sides[1].error);
+        return figures(decide_against_baseline(row->sides[0].samples, row->sides[1].samples, p.bad_pct,
+                                               confidence, deterministic));
+    }
+    int sign = p.bad_sign;
+    if (sign == 0 && metric.value().better == Better::unknown)
+        return final(kBisectAbort, "abort: " + id + " does not say whether higher is better: write "
+                                                    "the threshold as <N or >N");
+    if (sign == 0)
+        sign = metric.value().better == Better::higher ? -1 : 1;
+    auto samples = test_samples(metric.value(), runs.size() >= 2 ? SampleUnit::run : SampleUnit::round);
+    if (!samples)
+        return final(kBisectSkip, "skip: " + id + ": " + samples.error().message());
+    return figures(decide_against_threshold(samples.value(), p.threshold, sign, confidence, deterministic));
+}
+
 int run_step(BisectCli& cli, const char* argv0) {
     auto planned = plan(cli, argv0);
     if (!planned) {
@@ -390,16 +472,9 @@ int run_step(BisectCli& cli, const char* argv0) {
     }
     params.insert(params.end(), cli.params.begin(), cli.params.end());
 
-    Boots boots = boot_all(cli, params);
+    Boots boots = boot_all(cli, params, 1, cli.boots);
     if (boots.exit_code != kBisectGood)
         return boots.exit_code;
-    auto metric = find_metric(boots.runs, cli.metric);
-    if (!metric) {
-        say("skip: " + metric.error().message() + " in this kernel's results");
-        return kBisectSkip;
-    }
-    const bool deterministic = cli.clock == "icount";
-    StepDecision d;
     if (!p.baseline.empty()) {
         // Kernel parameters besides initbench.* change the kernel under test: a step that
         // differs from its baseline there measures more than the commit.
@@ -414,50 +489,28 @@ int run_step(BisectCli& cli, const char* argv0) {
             }
             say("warning: " + diff + ": the change may be theirs (--strict refuses)");
         }
-        // The same checks as `compare`: one clock, one experiment.
-        CompareOptions options;
-        options.confidence = cli.confidence;
-        auto report =
-            compare_sides({Side{"baseline", p.baseline}, Side{"step", boots.runs}}, options);
-        if (!report) {
-            say("abort: " + report.error().message());
-            return kBisectAbort;
-        }
-        // The samples compare tested: per-run means when both sides have two runs or more.
-        const auto& rows = report.value().metrics;
-        auto row = std::find_if(rows.begin(), rows.end(),
-                                [&](const MetricRow& r) { return r.id == metric.value().id; });
-        if (row == rows.end() || !row->sides[0].summary) {
-            say("abort: the baseline has no usable " + metric.value().id);
-            return kBisectAbort;
-        }
-        if (!row->sides[1].summary) {
-            say("skip: " + metric.value().id + ": " + row->sides[1].error);
-            return kBisectSkip;
-        }
-        d = decide_against_baseline(row->sides[0].samples, row->sides[1].samples, p.bad_pct,
-                                    cli.confidence, deterministic);
-    } else {
-        int sign = p.bad_sign;
-        if (sign == 0 && metric.value().better == Better::unknown) {
-            say("abort: " + metric.value().id +
-                " does not say whether higher is better: write "
-                "the threshold as <N or >N");
-            return kBisectAbort;
-        }
-        if (sign == 0)
-            sign = metric.value().better == Better::higher ? -1 : 1;
-        auto samples = test_samples(metric.value(),
-                                    boots.runs.size() >= 2 ? SampleUnit::run : SampleUnit::round);
-        if (!samples) {
-            say("skip: " + metric.value().id + ": " + samples.error().message());
-            return kBisectSkip;
-        }
-        d = decide_against_threshold(samples.value(), p.threshold, sign, cli.confidence,
-                                     deterministic);
     }
-    say(metric.value().id + " [" + cli.clock + "]: " + d.why);
-    return d.exit_code;
+    // --max-boots: one more boot while undecided, each look at the level alpha spending
+    // allows (host/compare/sequential.h), so that stopping early keeps --confidence.
+    SequentialPlan looks;
+    looks.min_boots = cli.boots;
+    looks.max_boots = std::max(cli.boots, cli.max_boots);
+    looks.alpha = 1 - cli.confidence;
+    for (;;) {
+        const Look look = look_at(looks, boots.runs.size());
+        Judged j = judge_step(cli, p, boots.runs, 1 - look.alpha);
+        if (j.final || j.decision.exit_code != kBisectSkip || boots.runs.size() >= looks.max_boots) {
+            if (!j.decision.why.empty())
+                say(j.decision.why);
+            return j.decision.exit_code;
+        }
+        say("look " + std::to_string(look.number) + " of " + std::to_string(looks.looks()) + ": " +
+            j.decision.why + "; one more boot");
+        Boots more = boot_all(cli, params, unsigned(boots.runs.size() + 1), 1);
+        if (more.exit_code != kBisectGood)
+            return more.exit_code;
+        boots.runs.push_back(std::move(more.runs[0]));
+    }
 }
 
 } // namespace
@@ -493,6 +546,9 @@ int parse_and_run(const std::vector<std::string>& remaining) {
     sub.add_option("--boots", cli.boots, "Boots per step")
         ->check(CLI::Range(1, 100))
         ->capture_default_str();
+    sub.add_option("--max-boots", cli.max_boots,
+                   "Boot again while undecided, up to this many boots (alpha spending keeps --confidence)")
+        ->check(CLI::Range(1, 100));
     sub.add_option("--clock", cli.clock, "wall or icount (default: the baseline's clock)")
         ->check(CLI::IsMember({"wall", "icount"}));
     sub.add_option("--boot", cli.boot, "x86_64: auto, pvh (the bzImage's vmlinux at its PVH entry) or bzimage")

@@ -22,12 +22,12 @@ struct StepDecision {
     std::string why; // one line: the figures and the rule that decided
 };
 
-// Bad when the step's mean moved from the baseline's by `bad_pct` percent or more in that
-// direction (e.g. -15: a fall of 15 % or more is bad). Good when the confidence interval of
-// the change lies wholly on the good side of it, bad when wholly on the bad side, skip
-// otherwise. One sample a side always skips (no spread to judge by). One sample against
-// several decides only on a deterministic clock, by the several's prediction interval; the
-// wall clock skips.
+// Against a baseline, `bad_pct` the limit (e.g. -15: a fall of 15 % or more is bad). Two
+// samples or more a side: compare's verdict with the limit as its minimum effect: DIFFERENT
+// the bad way is bad, SAME or DIFFERENT the good way is good, UNKNOWN a skip. One sample a
+// side always skips (no spread to judge by). One sample against several decides only on a
+// deterministic clock, by the several's prediction interval against the limit; the wall
+// clock skips.
 StepDecision decide_against_baseline(std::span<const double> base, std::span<const double> step,
                                      double bad_pct, double confidence, bool deterministic);
 

@@ -214,6 +214,40 @@ class BisectIcount(unittest.TestCase):
         self.assertIn("FAIL fork/ops_per_s:-15%", p.stderr)
 
 
+class BisectStepMoreBoots(unittest.TestCase):
+    """bisect-step --max-boots: a step that its first boot cannot decide (one round a side: no
+    spread to judge by) boots again, and the second boot decides."""
+    ctest_boots = 3
+    EXPERIMENT = (*STEADY, *FORK, "initbench.rounds=1")
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-more-")
+        base = bootlib.run(*cls.EXPERIMENT, extra_args=("--clock", "icount"), workdir=cls.tmp.name)
+        cls.baseline = Path(cls.tmp.name) / "baseline.json"
+        cls.baseline.write_text(json.dumps(base.doc))
+        limit = [bootlib.boot_limit() for _ in range(2)][0]
+        cls.saved = Path(cls.tmp.name) / "steps"
+        cls.step = initbench("bisect-step", "--timeout", f"{limit:g}", "--kernel", bootlib.kernel(),
+                             "--image", bootlib.IMAGE, *[f"--param={p}" for p in (*cls.EXPERIMENT, "slub_debug=FZPU")],
+                             "--metric", "fork/ops_per_s", "--baseline", str(cls.baseline), "--max-change", "-15%",
+                             "--boots", "1", "--max-boots", "2", "--save-dir", str(cls.saved), "--", "true",
+                             cwd=cls.tmp.name, timeout=2 * limits.boot_wait(limit))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_undecided_first_boot_is_followed_by_one_more(self):
+        p = self.step
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"bisect-step: look 1 of 2: fork/ops_per_s \[icount\]: .*one sample a side.*; "
+                                   r"one more boot")
+        self.assertRegex(p.stdout, r"bisect-step: fork/ops_per_s \[icount\]: mean [\d.]+ \(n=2\) vs baseline "
+                                   r"[\d.]+ \(n=1\): -7\d\.\d\d%")
+        self.assertEqual(len(list(self.saved.glob("*.json"))), 2)
+
+
 class BisectStepExitCodes(unittest.TestCase):
     """A broken build is a skip (125), never bad (1); bisect-step's own errors abort (>= 128).
     No kernel is booted here."""

@@ -1053,14 +1053,27 @@ TEST(BisectDecision, OneSampleIsJudgedByTheOtherSidesSpread) {
     EXPECT_EQ(decide_against_baseline(base, V{120}, -15, 0.95, false).exit_code, kBisectSkip);
 }
 
-TEST(BisectDecision, IntervalOnOneSideOfTheLimitOrSkip) {
+// Two samples or more a side: compare's verdict with the limit as its minimum effect.
+TEST(BisectDecision, DifferentTheBadWayIsBadSameIsGoodUnknownSkips) {
     V base = scaled(200), bad = scaled(140), good = scaled(199);
-    EXPECT_EQ(decide_against_baseline(base, bad, -15, 0.95, false).exit_code, kBisectBad);
-    EXPECT_EQ(decide_against_baseline(base, good, -15, 0.95, false).exit_code, kBisectGood);
+    StepDecision b = decide_against_baseline(base, bad, -15, 0.95, false);
+    EXPECT_EQ(b.exit_code, kBisectBad) << b.why;
+    EXPECT_NE(b.why.find("DIFFERENT, bad"), std::string::npos) << b.why;
+    StepDecision g = decide_against_baseline(base, good, -15, 0.95, false);
+    EXPECT_EQ(g.exit_code, kBisectGood) << g.why;
+    EXPECT_NE(g.why.find("SAME (within +-15 %), good"), std::string::npos) << g.why;
+    // Much faster is a change, the good way: good.
+    StepDecision faster = decide_against_baseline(base, scaled(300), -15, 0.95, false);
+    EXPECT_EQ(faster.exit_code, kBisectGood) << faster.why;
+    EXPECT_NE(faster.why.find("DIFFERENT the good way"), std::string::npos) << faster.why;
+    // Significant but smaller than the limit, and its interval inside it: SAME, good.
+    EXPECT_EQ(decide_against_baseline(base, scaled(190), -15, 0.95, false).exit_code, kBisectGood);
     V noisy{120, 200, 160, 240, 130};
     StepDecision d = decide_against_baseline(base, noisy, -15, 0.95, false);
     EXPECT_EQ(d.exit_code, kBisectSkip) << d.why;
-    EXPECT_NE(d.why.find("too noisy"), std::string::npos);
+    EXPECT_NE(d.why.find("undecided (skip; more boots decide): n = 5 a side detects changes of >="),
+              std::string::npos)
+        << d.why;
     // A rise is bad for a latency: +20 % limit.
     EXPECT_EQ(decide_against_baseline(scaled(100), scaled(150), 20, 0.95, false).exit_code,
               kBisectBad);
