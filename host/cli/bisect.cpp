@@ -314,7 +314,8 @@ Boots boot_all(const BisectCli& cli, const std::vector<std::string>& params, uns
             std::string why = v.name + " (" + v.reason + ")";
             if (auto failed = parse_run_document(doc.dump(), ""); failed && !failed.value().errors.empty())
                 why += ", the first: " + failed.value().errors.front();
-            say("skip: boot " + std::to_string(i) + ": " + why);
+            say("skip: boot " + std::to_string(i) + " of " + std::to_string(std::max(cli.boots, cli.max_boots)) +
+                ": " + why);
             out.exit_code = kBisectSkip;
             return out;
         }
