@@ -161,7 +161,9 @@ private:
     void finished(const Boot& b, const BootEnded& ended, bool interrupted) {
         const std::string name = b.out.filename().string();
         auto doc = read_run_document(b.out.string());
-        if (interrupted || ended.exit_code == kExitInterrupted) {
+        // Cut by the signal: discarded, booted again on resume. A boot that completed as the
+        // signal came is kept like any other.
+        if (ended.exit_code == kExitInterrupted || (interrupted && !doc)) {
             std::error_code ec;
             fs::remove(b.out, ec); // redone when resumed
             return;
