@@ -47,7 +47,10 @@ std::vector<std::string> qemu_argv(const BootSpec& spec) {
     } else if (spec.icount) {
         add({"-accel", "tcg", "-icount", "shift=4,align=off,sleep=off", "-cpu", "max"});
     } else {
-        add({"-accel", spec.tcg_single_thread ? "tcg,thread=single" : "tcg", "-cpu", "max"});
+        // A host thread per vCPU, however many: on one thread in turn (thread=single) each
+        // vCPU waiting for another spins through its whole time slice, and bringing up 128
+        // vCPUs slowed with every one online (scripts/bench-many-cpus.sh).
+        add({"-accel", "tcg", "-cpu", "max"});
     }
     std::string smp = std::to_string(spec.cpus);
     if (spec.topology)

@@ -21,9 +21,6 @@ struct BootSpec {
     std::optional<Topology> topology;    // sockets, cores and threads of `cpus`
     Accel accel = Accel::tcg;
     bool icount = false;                 // QEMU's instruction-counting clock
-    // TCG runs every vCPU on one host thread in turn: faster than a thread per vCPU when
-    // vCPUs outnumber the host's CPUs (128 vCPUs booted in 2 min, not 7, on 2 cores).
-    bool tcg_single_thread = false;
     std::vector<std::string> params;     // initbench.KEY=VALUE and any kernel parameter
 };
 

@@ -205,10 +205,10 @@ class Watchdog(unittest.TestCase):
 
 
 class ManyCpus(unittest.TestCase):
-    """`--cpus 128`, the mm_cid seed's machine: QEMU boots 128 vCPUs under TCG (on one host
-    thread in turn, when they outnumber the host's CPUs) and the run completes."""
-    # Slow: every vCPU is brought up under TCG (2 minutes on a 2-core host; more than 600 s
-    # once, on a busy day).
+    """`--cpus 128`, the mm_cid seed's machine: QEMU boots 128 vCPUs under TCG, a host thread
+    each however few CPUs the host has, and the run completes with its probe attached."""
+    # Slow: every vCPU is brought up under TCG, and attaching the probe patches the text of
+    # all 128: 316 s on a quiet 2-core host (scripts/bench-many-cpus.sh).
     ctest_boot_s = 1800
 
     def test_boots_and_completes(self):
@@ -219,9 +219,10 @@ class ManyCpus(unittest.TestCase):
         self.assertEqual(r.one("header")["kernel"]["cpus_online"], 128)
         machine = r.doc["host"]["machine"]
         self.assertEqual((machine["cpus"], machine["cpus_source"]), (128, "--cpus"))
-        self.assertIn("128", r.doc["host"]["qemu_argv"])
-        if os.cpu_count() < 128:
-            self.assertIn("tcg,thread=single", r.doc["host"]["qemu_argv"])
+        argv = r.doc["host"]["qemu_argv"]
+        self.assertEqual(argv[argv.index("-smp") + 1], "128")
+        self.assertEqual(argv[argv.index("-accel") + 1], "tcg")
+        self.assertTrue(r.one("probe")["supported"])
 
 
 class HostControl(unittest.TestCase):
