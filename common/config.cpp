@@ -105,29 +105,12 @@ std::string parse_flag(std::string_view text, ConfigValue &out) {
     return "";
 }
 
-size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j)
-        row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t substitute = diagonal + (a[i - 1] != b[j - 1]);
-            diagonal = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
-        }
-    }
-    return row[b.size()];
-}
-
 std::string unknown_key_reason(std::string_view name, std::string_view prefix) {
-    std::string best;
-    size_t best_distance = std::numeric_limits<size_t>::max();
     // A family's row is compared with the NAME the key gives (load.x.metrc: load.x.metric).
     const size_t dot = name.find('.');
     const std::string_view instance =
         dot == std::string_view::npos ? std::string_view() : name.substr(dot + 1).substr(0, name.substr(dot + 1).find('.'));
+    std::vector<std::string> names;
     for (const KeySpec &spec : config_keys()) {
         std::string candidate(spec.name);
         if (size_t star = candidate.find('*'); star != std::string::npos) {
@@ -135,17 +118,10 @@ std::string unknown_key_reason(std::string_view name, std::string_view prefix) {
                 continue;
             candidate.replace(star, 1, instance);
         }
-        const size_t d = edit_distance(name, candidate);
-        if (d < best_distance) {
-            best = candidate;
-            best_distance = d;
-        }
+        names.push_back(std::move(candidate));
     }
-    const bool close =
-        best_distance < name.size() && (best_distance <= 2 || best_distance * 3 <= name.size());
-    if (!close)
-        return "unknown key";
-    return "unknown key (did you mean '" + std::string(prefix) + best + "'?)";
+    const auto best = closest_name(name, names);
+    return best ? "unknown key (did you mean '" + std::string(prefix) + *best + "'?)" : "unknown key";
 }
 
 // Length of the valid UTF-8 sequence at s[i], or 0. The command line is arbitrary bytes,
@@ -394,9 +370,12 @@ private:
         result_.errors.push_back(
             {utf8_safe(key), utf8_safe(value), utf8_safe(reason), source, line});
     }
-    std::string no_such_profile() const {
-        return available_.empty() ? "no such profile"
-                                  : "no such profile; available: " + join(available_, ", ");
+    std::string no_such_profile(std::string_view name) const {
+        if (available_.empty())
+            return "no such profile";
+        const auto best = closest_name(name, available_);
+        return "no such profile" + (best ? " (did you mean '" + *best + "'?)" : std::string()) +
+               "; available: " + join(available_, ", ");
     }
     std::vector<Setting> read_cmdline(std::string_view cmdline);
     bool apply_profile(const std::string &name, std::vector<std::string> &chain);
@@ -420,7 +399,7 @@ ConfigResult ConfigBuilder::build(std::string_view cmdline) {
     if (check_profile_name(profile).empty()) {
         std::vector<std::string> chain;
         if (!apply_profile(profile, chain) && asked != settings.end())
-            error(std::string(kCmdlinePrefix) + "profile", profile, no_such_profile(), "cmdline");
+            error(std::string(kCmdlinePrefix) + "profile", profile, no_such_profile(profile), "cmdline");
     }
     for (const Setting &s : settings)
         apply(s, "cmdline", std::string(kCmdlinePrefix) + s.key);
@@ -493,7 +472,7 @@ void ConfigBuilder::include(const Setting &inc, const std::string &source,
     if (chain.size() >= kMaxIncludeDepth)
         return error("include", inc.value, "includes nested too deep", source, inc.line);
     if (!apply_profile(inc.value, chain))
-        error("include", inc.value, no_such_profile(), source, inc.line);
+        error("include", inc.value, no_such_profile(inc.value), source, inc.line);
 }
 
 ConfigBuilder::Profile ConfigBuilder::read_profile(std::string_view text,

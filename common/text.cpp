@@ -1,8 +1,10 @@
 #include "common/text.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 namespace initbench {
 
@@ -68,6 +70,35 @@ std::optional<SignedAmount> parse_signed_amount(std::string_view text) {
     if (end != number.c_str() + number.size() || !std::isfinite(a.value))
         return std::nullopt;
     return a;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t substitute = diagonal + (a[i - 1] != b[j - 1]);
+            diagonal = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
+        }
+    }
+    return row[b.size()];
+}
+
+std::optional<std::string> closest_name(std::string_view name, const std::vector<std::string>& candidates) {
+    const std::string* best = nullptr;
+    size_t best_distance = std::numeric_limits<size_t>::max();
+    for (const auto& c : candidates)
+        if (const size_t d = edit_distance(name, c); d < best_distance) {
+            best = &c;
+            best_distance = d;
+        }
+    if (!best || best_distance >= name.size() || (best_distance > 2 && best_distance * 3 > name.size()))
+        return std::nullopt;
+    return *best;
 }
 
 } // namespace initbench

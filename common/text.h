@@ -18,6 +18,11 @@ std::vector<std::string_view> split_lines(std::string_view text);
 // Whitespace-separated words.
 std::vector<std::string_view> split_words(std::string_view text);
 std::string_view trim(std::string_view s);
+// The fewest one-character edits that turn a into b (Levenshtein).
+size_t edit_distance(std::string_view a, std::string_view b);
+// The candidate a typo of `name` most likely meant: the nearest by edit distance, when near
+// enough (at most 2 edits, or a third of the name) to be worth a "did you mean".
+std::optional<std::string> closest_name(std::string_view name, const std::vector<std::string>& candidates);
 
 template <typename List>
 std::string join(const List& items, std::string_view sep) {

@@ -9,6 +9,7 @@
 #include "host/compare/compare.h"
 #include "host/compare/compare_render.h"
 #include "host/compare/sequential.h"
+#include "host/image/settings_check.h"
 #include "host/image/image_paths.h"
 #include "host/report/report.h"
 #include "host/report/report_html.h"
@@ -360,6 +361,9 @@ int run_ab(AbCli cli) {
         std::cerr << "initbench ab: " << sides.error().message() << "\n";
         return kAbUsage;
     }
+    for (const auto& side : sides.value())
+        if (!settings_accepted("ab", cli.image, side.params))
+            return kAbUsage;
     if (cli.jobs == 0) // TCG runs a thread per guest CPU: one boot per host core per vCPU
         cli.jobs = std::max(1u, std::thread::hardware_concurrency() / std::max(1u, cli.cpus));
     if (auto s = claim_directory(cli.out_dir, plan_document(cli, sides.value())); !s) {

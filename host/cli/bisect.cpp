@@ -7,6 +7,7 @@
 #include "host/compare/compare_checks.h"
 #include "host/compare/compare_render.h"
 #include "host/compare/sequential.h"
+#include "host/image/settings_check.h"
 #include "host/image/image_paths.h"
 #include "host/results/results.h"
 
@@ -472,6 +473,10 @@ int run_step(BisectCli& cli, const char* argv0) {
         params = *words;
     }
     params.insert(params.end(), cli.params.begin(), cli.params.end());
+    if (!settings_accepted("bisect-step", cli.image, params)) {
+        say("abort: the experiment's parameters are wrong at every commit");
+        return kBisectAbort;
+    }
 
     Boots boots = boot_all(cli, params, 1, cli.boots);
     if (boots.exit_code != kBisectGood)

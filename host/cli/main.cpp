@@ -8,6 +8,7 @@
 #include "host/cli/compare_cli.h"
 #include "host/boot/environment.h"
 #include "host/image/image_paths.h"
+#include "host/image/settings_check.h"
 #include "host/image/image_settings.h"
 #include "host/lab/kconfig.h"
 #include "host/lab/lava_job.h"
@@ -68,7 +69,7 @@ int main(int argc, char** argv) {
 
     initbench::RunOptions run;
     std::string image, accel = "auto", clock = "wall", out_path;
-    bool quiet = false, progress = false;
+    bool quiet = false, progress = false, no_host_check = false;
     auto* cmd_run = app.add_subcommand("run", "Boot a kernel in QEMU with the initbench image");
     cmd_run->add_option("--kernel", run.boot.kernel, "Kernel image (bzImage, vmlinuz, Image)")
         ->required()->check(CLI::ExistingFile);
@@ -100,6 +101,9 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     cmd_run->add_flag("--progress", progress, "Echo the console while it runs (default on a terminal)");
     cmd_run->add_flag("--quiet", quiet, "Print no summary");
+    cmd_run->add_flag("--no-host-check", no_host_check,
+                      "Boot even with initbench.* parameters the host finds bad (the init reports them as error "
+                      "records)");
     std::vector<std::string> params;
     cmd_run->add_option("params", params, "Kernel parameters after --, e.g. initbench.profile=NAME");
 
@@ -167,6 +171,8 @@ int main(int argc, char** argv) {
             return initbench::kExitUsage;
         }
         run.boot.params = params;
+        if (!no_host_check && !initbench::settings_accepted("run", run.boot.image, params, "--no-host-check boots anyway"))
+            return initbench::kExitUsage;
         // The guest's size: --cpus/--memory, else the experiment's machine.* keys (a profile,
         // the packed experiment file or a kernel parameter), else 1 CPU and 1024 MiB.
         const auto machine = initbench::choose_machine(

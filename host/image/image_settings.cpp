@@ -2,6 +2,7 @@
 
 #include "common/settings_layers.h"
 #include "host/image/cpio_archive.h"
+#include "payload/core/load.h"
 
 namespace initbench {
 
@@ -36,6 +37,14 @@ ConfigResult image_settings(const std::string& image, const std::vector<std::str
     for (const auto& p : params)
         cmdline += p + " ";
     return settings_from(cmdline, lookup, available, experiment_override ? experiment_override : experiment);
+}
+
+std::vector<ConfigError> check_settings(const std::string& image, const std::vector<std::string>& params,
+                                        const std::optional<std::string>& experiment) {
+    ConfigResult settings = image_settings(image, params, experiment);
+    for (auto& e : check_phases(settings.config))
+        settings.errors.push_back(std::move(e));
+    return settings.errors;
 }
 
 MachineChoice choose_machine(const Config& config, std::optional<unsigned> cli_cpus,

@@ -22,6 +22,12 @@ ConfigResult image_settings(const std::string& image, const std::vector<std::str
 ConfigResult image_settings(const std::string& image, const std::vector<std::string>& params,
                             const std::optional<std::string>& experiment);
 
+// Everything the init would refuse in this configuration, found on the host before a boot:
+// the keys and values (image_settings' errors) and the loads that `phases` names (the init's
+// own phase_loads()). Empty when the init would take it all.
+std::vector<ConfigError> check_settings(const std::string& image, const std::vector<std::string>& params,
+                                        const std::optional<std::string>& experiment = std::nullopt);
+
 // What QEMU is given, and where each value came from: "--cpus"/"--memory", a profile
 // ("profile:NAME"), the command line ("cmdline"), or "default".
 struct MachineChoice {

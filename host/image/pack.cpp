@@ -189,7 +189,7 @@ std::vector<CpioEntry> payload_entries(const std::vector<PayloadAdd>& adds,
 
 std::vector<std::string> check_experiment(const std::string& text, const std::string& base_image) {
     std::vector<std::string> problems;
-    for (const auto& e : image_settings(base_image, {}, text).errors)
+    for (const auto& e : check_settings(base_image, {}, text))
         problems.push_back(e.describe());
     return problems;
 }

@@ -1,7 +1,10 @@
 #include "host/lab/lava_job.h"
 
 #include "common/summary.h"
+#include "host/image/image_paths.h"
+#include "host/image/settings_check.h"
 #include "host/lab/yaml_writer.h"
+#include "host/results/results.h"
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -177,8 +180,19 @@ void add_lava_job_command(CLI::App& app) {
     cmd->add_option("--boot-method", spec->boot_method, "A board's boot method (default u-boot)");
     cmd->add_option("--kernel-type", spec->kernel_type, "A board's kernel type for u-boot (image, zimage, uimage)");
     cmd->add_option("--timeout", spec->timeout_minutes, "Job and test timeout in minutes")->capture_default_str();
+    cmd->add_option("--check-image", spec->check_image,
+                    "A local copy of the image, to check the initbench.* parameters against (default: the one "
+                    "built or installed)")
+        ->check(CLI::ExistingFile);
     cmd->add_option("params", spec->params, "Kernel parameters after --, e.g. initbench.profile=NAME");
-    cmd->callback([spec] { std::cout << lava_job_yaml(*spec); });
+    cmd->callback([spec] {
+        const std::string image = spec->check_image.empty() ? default_image(spec->arch, "initbench") : spec->check_image;
+        if (image.empty())
+            std::cerr << "initbench lava-job: the parameters are not checked: no local image (--check-image)\n";
+        else if (!settings_accepted("lava-job", image, spec->params))
+            throw CLI::RuntimeError(kExitUsage);
+        std::cout << lava_job_yaml(*spec);
+    });
 }
 
 } // namespace initbench

@@ -20,6 +20,9 @@ struct LavaJobSpec {
     std::string kernel_type;         // for u-boot/tftp boards: image, zimage, uimage
     std::vector<std::string> params; // initbench.KEY=VALUE and kernel parameters
     unsigned timeout_minutes = 15;
+    // A local copy of the image the job boots, to check `params` against its profiles before
+    // the job is written (default: the one built or installed, when there is one).
+    std::string check_image;
 };
 
 // The job as YAML. Throws std::invalid_argument on a spec LAVA would refuse.

@@ -79,6 +79,13 @@ const LoadSpec* find_external_load(std::string_view name) {
     return nullptr;
 }
 
+std::vector<std::string> external_load_names() {
+    std::vector<std::string> names;
+    for (const auto& l : defined())
+        names.push_back(l->name);
+    return names;
+}
+
 const ExternalLoad* find_external(const LoadSpec& spec) {
     for (const auto& l : defined())
         if (&l->spec == &spec)

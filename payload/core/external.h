@@ -34,6 +34,8 @@ struct ExternalLoad {
 // finds them after the built-in ones.
 void define_external_loads(const Config& config);
 const LoadSpec* find_external_load(std::string_view name);
+// The names of the loads define_external_loads() made.
+std::vector<std::string> external_load_names();
 // The external load a spec belongs to, or null for a built-in load.
 const ExternalLoad* find_external(const LoadSpec& spec);
 // What the placeholders stand for in a phase with `clients` (0: no clients list).

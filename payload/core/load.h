@@ -18,6 +18,7 @@
 namespace initbench {
 
 class Config;
+struct ConfigError;
 
 // What a phase's load is told, resolved from the configuration before the phase starts
 // (resolve_params), so that no load parses anything: the framework's part, its workers, and
@@ -94,6 +95,9 @@ nlohmann::json params_json(const LoadParams& p);
 // together in one window. Each part at most once and none with a sweep key. Empty, and
 // `why` says what is wrong (naming the part), when the name is not that.
 std::vector<const LoadSpec*> phase_loads(std::string_view name, std::string& why);
+// What the init refuses in `phases`, found as it would (the external loads defined first): for
+// the host to check a command line before the boot.
+std::vector<ConfigError> check_phases(const Config& config);
 
 // Shared by the loads.
 // Creates a thread with a small stack; an errno value when the kernel refuses, else 0.

@@ -3,6 +3,7 @@
 #include "common/config.h"
 #include "payload/core/external.h"
 #include "payload/core/load.h"
+#include "common/text.h"
 
 #include <algorithm>
 
@@ -37,7 +38,11 @@ std::vector<const LoadSpec*> phase_loads(std::string_view name, std::string& why
         const LoadSpec* load = find_load(part);
         const std::string in = joined ? " in '" + std::string(name) + "'" : "";
         if (!load) {
-            why = "unknown load '" + part + "'" + in;
+            std::vector<std::string> names = external_load_names();
+            for (const auto* l : load_registry())
+                names.emplace_back(l->name);
+            const auto best = closest_name(part, names);
+            why = "unknown load '" + part + "'" + in + (best ? " (did you mean '" + *best + "'?)" : "");
             return {};
         }
         // Each part's metrics are named after it: one load twice would give one name two values.
@@ -56,6 +61,19 @@ std::vector<const LoadSpec*> phase_loads(std::string_view name, std::string& why
             return loads;
         at = plus + 1;
     }
+}
+
+std::vector<ConfigError> check_phases(const Config& config) {
+    define_external_loads(config);
+    std::vector<ConfigError> errors;
+    const std::string source = config.source("phases");
+    const std::string key = source == "cmdline" ? std::string(kCmdlinePrefix) + "phases" : "phases";
+    for (const auto& name : config.list("phases")) {
+        std::string why;
+        if (name != "none" && phase_loads(name, why).empty())
+            errors.push_back({key, name, why, source});
+    }
+    return errors;
 }
 
 nlohmann::json params_json(const LoadParams& p) {

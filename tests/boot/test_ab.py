@@ -53,7 +53,11 @@ class AbInterleaved(unittest.TestCase):
             if (cls.dir / f"slub/runs/base-00{i}.json").exists():
                 shutil.copy(cls.dir / f"slub/runs/base-00{i}.json", aa / f"{side}-001.json")
         cls.aa = ab(cls.dir / "aa", "--params", "", "--params", "", "--metric", "fork/ops_per_s", boots=2)
-        cls.typo = ab(cls.dir / "typo", "--params", "", "--params", "initbench.duraton=1", boots=2)
+        # A mistake only the boot finds (the kernel has no such function); and a misspelled key,
+        # refused before any boot.
+        cls.broken = ab(cls.dir / "broken", "--params", "", "--params",
+                        "initbench.task_storage_churn.on=ib_no_such_function", boots=2)
+        cls.typo = ab(cls.dir / "typo", "--params", "", "--params", "initbench.duraton=1", boots=0)
         cls.interrupted = cls.ctrl_c(cls.dir / "int")
 
     @classmethod
@@ -127,11 +131,18 @@ class AbInterleaved(unittest.TestCase):
         self.assertLess(abs(verdict["pct"]), 1, "a fixed layout repeats under icount")
 
     def test_a_failed_boot_fails_ab_and_names_its_error_record(self):
-        p = self.typo
+        p = self.broken
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-        self.assertRegex(p.stdout, r"ab: FAIL B-001\.json: error record: config \(initbench\.duraton=1\): "
-                                   r"unknown key")
-        self.assertFalse((self.dir / "typo/comparison.json").exists(), "no verdict from a failed side")
+        self.assertRegex(p.stdout, r"ab: FAIL B-001\.json: error record: probe task_storage_churn.*"
+                                   r"ib_no_such_function is not a function")
+        self.assertFalse((self.dir / "broken/comparison.json").exists(), "no verdict from a failed side")
+
+    def test_a_misspelled_key_is_refused_before_any_boot(self):
+        p = self.typo
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("initbench ab: cmdline: initbench.duraton=1: unknown key (did you mean 'initbench.duration'?)",
+                      p.stderr)
+        self.assertEqual(list(self.dir.glob("typo/runs/*")), [], "nothing booted")
 
     def test_ctrl_c_keeps_what_finished_and_discards_the_cut_boot(self):
         p = self.interrupted

@@ -38,26 +38,33 @@ def compare_json(*args):
 
 class CompareSameKernel(unittest.TestCase):
     """Two runs of the same kernel, 5 rounds each, are not flagged at default settings; a
-    third with a misspelled key fails the gate, and a bisect step with it is a skip."""
+    third with a misspelled key fails the gate; a bisect step whose boot has an error record
+    is a skip, and one with the misspelling aborts before its boot."""
     ctest_boots = 4
     EXPERIMENT = (*STEADY, "initbench.duration=1", "initbench.rounds=5")
     TYPO = "initbench.duraton=1"
+    # A mistake the host cannot see: the kernel has no such function (an error record).
+    BROKEN = "initbench.task_storage_churn.on=ib_no_such_function"
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-aa-")
         cls.files = []
-        for name, extra in (("a", ()), ("b", ()), ("typo", (cls.TYPO,))):
-            r = bootlib.run(*cls.EXPERIMENT, *extra, extra_args=("--clock", "icount"), workdir=cls.tmp.name)
+        # The typo is booted past the host's check, as a run written by hand would be.
+        for name, extra, args in (("a", (), ()), ("b", (), ()), ("typo", (cls.TYPO,), ("--no-host-check",))):
+            r = bootlib.run(*cls.EXPERIMENT, *extra, extra_args=("--clock", "icount", *args), workdir=cls.tmp.name)
             path = Path(cls.tmp.name) / f"{name}.json"
             path.write_text(json.dumps(r.doc))
             cls.files.append((r, str(path)))
         cls.typo = cls.files.pop()
-        # bisect-step against the good run, its candidate booted with the same misspelling.
-        cls.step = booting("bisect-step", "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE,
-                           *[f"--param={p}" for p in (*cls.EXPERIMENT, cls.TYPO)],
-                           "--metric", "fork/ops_per_s", "--baseline", cls.files[0][1],
-                           "--max-change", "-5%", "--", "true", cwd=cls.tmp.name)
+        # bisect-step against the good run: its candidate's boot has an error record; and the
+        # misspelling, refused before any boot.
+        step = ("bisect-step", "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE, "--metric", "fork/ops_per_s",
+                "--baseline", cls.files[0][1], "--max-change", "-5%")
+        cls.step = booting(*step, *[f"--param={p}" for p in (*cls.EXPERIMENT, cls.BROKEN)], "--", "true",
+                           cwd=cls.tmp.name)
+        cls.typo_step = initbench(*step, *[f"--param={p}" for p in (*cls.EXPERIMENT, cls.TYPO)], "--", "true",
+                                  cwd=cls.tmp.name)
 
     @classmethod
     def tearDownClass(cls):
@@ -99,10 +106,17 @@ class CompareSameKernel(unittest.TestCase):
         p = initbench("compare", good, typo, "--fail-on", "fork/ops_per_s:-5%", "--allow-missing")
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
 
-    def test_a_bisect_step_with_error_records_is_a_skip(self):
+    def test_a_bisect_step_with_error_records_is_a_skip_and_a_typo_an_abort(self):
         self.assertEqual(self.step.returncode, 125, self.step.stdout + self.step.stderr)
         self.assertRegex(self.step.stdout, r"skip: boot 1 of 1: errors \(1 error record\(s\)\), the first: "
-                                           r"config \(initbench\.duraton=1\): unknown key")
+                                           r"probe task_storage_churn.*ib_no_such_function is not a function")
+        # A misspelled key is wrong at every commit: the bisection stops before a boot.
+        p = self.typo_step
+        self.assertEqual(p.returncode, 128, p.stdout + p.stderr)
+        self.assertIn("initbench bisect-step: cmdline: initbench.duraton=1: unknown key (did you mean "
+                      "'initbench.duration'?)", p.stderr)
+        self.assertIn("bisect-step: abort: the experiment's parameters are wrong at every commit", p.stdout)
+        self.assertNotIn("boot 1", p.stdout)
 
     def test_same_file_twice_is_a_reused_run(self):
         (_, a), _ = self.files

@@ -150,12 +150,18 @@ class BadParameters(unittest.TestCase):
     ctest_boots = 6
 
     def check_rejected(self, param, key, reason_re):
-        r = bootlib.run(SHORT, param)
+        # The host refuses it first, with no boot; booted past that check, the init refuses
+        # it with the same words (one check, the same code on both sides).
+        refusal = refused_on_host(self, "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE, params=(SHORT, param))
+        r = bootlib.run(SHORT, param, extra_args=["--no-host-check"])
         self.assertEqual(r.code, 1, r.stdout + r.stderr)
         assert_clean_end(self, r)
         errors = r.records("error")
         self.assertTrue(errors, "an error record")
         self.assertTrue(any(e.get("key", "").removeprefix("initbench.") == key and re.search(reason_re, e["reason"]) for e in errors), errors)
+        for e in errors:
+            self.assertIn(f"initbench run: cmdline: {e['key']}={e['value']}: {e['reason']}\n", refusal)
+        self.assertIn("--no-host-check boots anyway", refusal)
         self.assertEqual(r.records("phase"), [], "nothing ran with a bad configuration")
         self.assertEqual(r.one("end")["status"], "error")
 
@@ -178,7 +184,7 @@ class BadParameters(unittest.TestCase):
         # Every refused machine value is its own error record, in one boot: a value that is
         # not a number, and a topology that does not multiply to the CPU count.
         r = bootlib.run(SHORT, "initbench.machine.memory_mb=lots", "initbench.machine.cpus=2",
-                        "initbench.machine.topology=1:2:2")
+                        "initbench.machine.topology=1:2:2", extra_args=["--no-host-check"])
         self.assertEqual(r.code, 1, r.stdout + r.stderr)
         assert_clean_end(self, r)
         reasons = {e["key"]: e["reason"] for e in r.records("error")}
@@ -308,29 +314,65 @@ class HostControl(unittest.TestCase):
         self.assertEqual(self.auto.code, 0, self.auto.stdout + self.auto.stderr)
 
 
-class HostRefusals(unittest.TestCase):
-    """A file that is not a kernel or not an initramfs is refused on the host, exit 2, with
-    its reason, and QEMU never starts (a stand-in QEMU on PATH records any start)."""
-    ctest_boots = 0
-
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory(prefix="initbench-refusals-")
-        self.addCleanup(self.tmp.cleanup)
-        bin_dir = Path(self.tmp.name) / "bin"
+def refused_on_host(test, *args, command="run", params=("initbench.duration=1",)):
+    """`initbench COMMAND ARGS -- PARAMS` with a stand-in QEMU on PATH that records any start:
+    checks exit 2 and that QEMU never started; returns stderr."""
+    with tempfile.TemporaryDirectory(prefix="initbench-refusals-") as tmp:
+        bin_dir = Path(tmp) / "bin"
         bin_dir.mkdir()
-        self.started = Path(self.tmp.name) / "qemu-started"
+        started = Path(tmp) / "qemu-started"
         for name in ("qemu-system-x86_64", "qemu-system-aarch64"):
             fake = bin_dir / name
-            fake.write_text(f"#!/bin/sh\ntouch {self.started}\nexit 1\n")
+            fake.write_text(f"#!/bin/sh\ntouch {started}\nexit 1\n")
             fake.chmod(0o755)
-        self.env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
-
-    def refused(self, *args):
-        p = subprocess.run([bootlib.INITBENCH, "run", "--accel", "tcg", *args, "--", "initbench.duration=1"],
-                           capture_output=True, text=True, env=self.env, timeout=limits.HOST_S)
-        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
-        self.assertFalse(self.started.exists(), "QEMU was started")
+        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+        accel = ["--accel", "tcg"] if command == "run" else []
+        p = subprocess.run([bootlib.INITBENCH, command, *accel, *args, "--", *params],
+                           capture_output=True, text=True, env=env, timeout=limits.HOST_S)
+        test.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        test.assertFalse(started.exists(), "QEMU was started")
         return p.stderr
+
+
+class HostRefusals(unittest.TestCase):
+    """A file that is not a kernel or not an initramfs, and parameters the init would refuse,
+    are refused on the host, exit 2, with their reason, and QEMU never starts."""
+    ctest_boots = 0
+
+    def refused(self, *args, params=("initbench.duration=1",)):
+        return refused_on_host(self, *args, params=params)
+
+    def image_args(self):
+        return ("--kernel", bootlib.kernel(), "--image", bootlib.IMAGE)
+
+    def test_parameters_the_init_would_refuse(self):
+        cases = {
+            "initbench.duraton=2": "cmdline: initbench.duraton=2: unknown key (did you mean 'initbench.duration'?)",
+            "initbench.profile=mmcid": "cmdline: initbench.profile=mmcid: no such profile (did you mean 'mm_cid'?); "
+                                       "available: ",
+            "initbench.phases=frok": "cmdline: initbench.phases=frok: unknown load 'frok' (did you mean 'fork'?)",
+            "initbench.phases=none,sleep+frok": "cmdline: initbench.phases=sleep+frok: unknown load 'frok' in "
+                                                "'sleep+frok' (did you mean 'fork'?)",
+            "initbench.duration=abc": "cmdline: initbench.duration=abc: not a number of seconds",
+        }
+        for param, message in cases.items():
+            with self.subTest(param=param):
+                err = self.refused(*self.image_args(), params=(param,))
+                self.assertIn("initbench run: " + message, err)
+                self.assertIn("refused before the boot", err)
+        # An external load is a load like any other once defined, and its typo is caught too.
+        err = self.refused(*self.image_args(), params=("initbench.load.spin=/bin/true", "initbench.phases=spinn"))
+        self.assertIn("unknown load 'spinn' (did you mean 'spin'?)", err)
+
+    def test_lava_job_checks_its_parameters_against_the_image(self):
+        err = refused_on_host(self, "--kernel", "http://lab/bzImage", "--image", "http://lab/initbench.cpio.gz",
+                              "--check-image", bootlib.IMAGE, command="lava-job", params=("initbench.phases=frok",))
+        self.assertIn("initbench lava-job: cmdline: initbench.phases=frok: unknown load 'frok'", err)
+        ok = subprocess.run([bootlib.INITBENCH, "lava-job", "--kernel", "http://lab/bzImage", "--image",
+                             "http://lab/initbench.cpio.gz", "--check-image", bootlib.IMAGE, "--",
+                             "initbench.phases=fork"], capture_output=True, text=True, timeout=limits.HOST_S)
+        self.assertEqual(ok.returncode, 0, ok.stderr)
+        self.assertIn("initbench.phases=fork", ok.stdout)
 
     def test_a_kernel_that_is_not_one(self):
         err = self.refused("--kernel", "/etc/passwd", "--image", bootlib.IMAGE)
