@@ -21,8 +21,6 @@ namespace {
 // processes on a TCG guest take tens of seconds to die, more on a slow host, and die all
 // along.
 constexpr double kReapStall = 10;
-// Killing again after this long without a death catches a task forked as the kill went out.
-constexpr double kRekillAfter = 0.1;
 constexpr uint64_t kPfKthread = 0x00200000; // PF_KTHREAD, include/linux/sched.h
 
 // Exit statuses of a worker whose set-up failed before the load ran.
@@ -194,33 +192,18 @@ void LoadGroup::run_worker(unsigned index) {
     ::_exit(0);
 }
 
-bool LoadGroup::wait_ready(double patience_s, std::vector<WorkerExit>& exits) {
-    const double start = monotonic_seconds();
-    double last_progress = start;
-    uint64_t progress = 0;
+bool LoadGroup::wait_ready(double deadline, std::vector<WorkerExit>& exits) {
     for (;;) {
         for (const auto& e : collect_early_exits())
             exits.push_back(e);
-        uint64_t ready = 0;
         bool all = true;
-        for (size_t i = 0; i < pids_.size(); i++) {
-            if (slots_[i].ready.load(std::memory_order_acquire))
-                ready++;
-            else if (alive_[i])
+        for (size_t i = 0; i < pids_.size(); i++)
+            if (alive_[i] && !slots_[i].ready.load(std::memory_order_acquire))
                 all = false;
-        }
         if (all)
             return true;
-        // Progress: a worker ready, or a task more in the group (15 000 sleepers forked on a
-        // slow host took longer than any fixed limit would allow).
-        const uint64_t now_progress = ready + cgroup_tasks().value_or(0);
-        const double now = monotonic_seconds();
-        if (now_progress != progress) {
-            progress = now_progress;
-            last_progress = now;
-        } else if (now - start >= patience_s && now - last_progress >= patience_s / 4) {
+        if (monotonic_seconds() >= deadline)
             return false;
-        }
         ::usleep(2000);
     }
 }
@@ -331,8 +314,7 @@ void LoadGroup::kill_and_reap() {
     kill_all();
     unsigned reaped_before = reaped_;
     double last_progress = monotonic_seconds();
-    double last_kill = last_progress;
-    for (;;) {
+    for (double next_kill = last_progress + 0.1;;) {
         // Orphans of the workers are the init's children now, still in the workers' group.
         int status;
         pid_t pid = 0;
@@ -356,12 +338,10 @@ void LoadGroup::kill_and_reap() {
             last_progress = now;
         } else if (now - last_progress >= kReapStall) {
             break;
-        } else if (now - last_progress >= kRekillAfter && now - last_kill >= kRekillAfter) {
-            // Nothing died lately: a task may have been between fork and joining the group.
-            // Not while tasks die: each kill walks every task of the group under the locks
-            // their exits take, and with 15 000 of them that stalled the exits it waits for.
+        }
+        if (now >= next_kill) { // a task may have been between fork and joining the group
             kill_all();
-            last_kill = now;
+            next_kill = now + 0.1;
         }
         ::usleep(1000);
     }
@@ -405,25 +385,18 @@ unsigned count_user_tasks(pid_t except_group) {
     return n;
 }
 
-unsigned settle_user_tasks(pid_t except_group) {
+unsigned settle_user_tasks(pid_t except_group, double deadline) {
     const bool init = ::getpid() == 1; // orphans are someone else's outside the guest
-    unsigned fewest = ~0u;
-    for (double last_progress = monotonic_seconds();;) {
+    for (;;) {
         if (init)
             for_each_process([&](const ProcStat& st) {
                 if (st.ppid == 1 && st.state == 'Z' && !(except_group > 0 && st.pgrp == except_group))
                     ::waitpid(st.pid, nullptr, WNOHANG);
             });
         const unsigned left = count_user_tasks(except_group);
-        const double now = monotonic_seconds();
-        if (left < fewest) {
-            fewest = left;
-            last_progress = now;
-        }
-        if (left == 0 || now - last_progress >= kReapStall)
+        if (left == 0 || monotonic_seconds() >= deadline)
             return left;
-        // Sparingly: each count reads every task's stat file, and there may be thousands.
-        ::usleep(100000);
+        ::usleep(10000);
     }
 }
 

@@ -52,7 +52,7 @@ nlohmann::json run_once(const LoadSpec& spec, const LoadParams& params, double s
         return {{"load", spec.name}, {"error", started.error().message()}};
     auto& group = *started.value();
     std::vector<WorkerExit> exits;
-    const bool ready = group.wait_ready(120, exits);
+    const bool ready = group.wait_ready(t_start + 120, exits);
     sleep_until(monotonic_seconds() + 0.5);
     const double t0 = monotonic_seconds();
     const uint64_t ops0 = group.total_ops();

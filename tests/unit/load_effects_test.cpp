@@ -22,7 +22,7 @@ std::unique_ptr<LoadGroup> run_for(const std::string& name, const std::string& p
     if (!group)
         return nullptr;
     std::vector<WorkerExit> exits;
-    EXPECT_TRUE(group->wait_ready(20, exits));
+    EXPECT_TRUE(group->wait_ready(monotonic_seconds() + 20, exits));
     EXPECT_TRUE(wait_for_ops(*group, 1));
     ::usleep(static_cast<useconds_t>(seconds * 1e6));
     EXPECT_EQ(group->stop().left, 0u);
@@ -98,7 +98,7 @@ TEST(LoadEffects, CpuLoadSpinsItsShareOfTheTime) {
         auto group = start_load("cpu", "initbench.workers=1 initbench.cpu.load=" + std::to_string(pct));
         ASSERT_TRUE(group);
         std::vector<WorkerExit> exits;
-        ASSERT_TRUE(group->wait_ready(20, exits));
+        ASSERT_TRUE(group->wait_ready(monotonic_seconds() + 20, exits));
         const pid_t pid = group->worker_pids().at(0);
         const Sched a = sched_of(pid);
         ::usleep(2000000);

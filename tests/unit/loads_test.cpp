@@ -264,7 +264,7 @@ TEST_P(EveryLoad, CountsAndLeavesNothingBehind) {
                                         "initbench.sleep.interval=0.001");
     ASSERT_TRUE(group);
     std::vector<WorkerExit> exits;
-    EXPECT_TRUE(group->wait_ready(20, exits));
+    EXPECT_TRUE(group->wait_ready(monotonic_seconds() + 20, exits));
     EXPECT_TRUE(exits.empty());
     EXPECT_TRUE(wait_for_ops(*group, 3));
     EXPECT_EQ(group->failures(), 0u);
@@ -293,7 +293,7 @@ TEST(ThreadLoad, ContinuousKeepsAtMostItsThreadsAlive) {
     ASSERT_TRUE(group);
     EXPECT_EQ(params_json(group->params())["mode"], "continuous");
     std::vector<WorkerExit> exits;
-    ASSERT_TRUE(group->wait_ready(20, exits));
+    ASSERT_TRUE(group->wait_ready(monotonic_seconds() + 20, exits));
     // The kernel's own count of the worker's threads, sampled while it cycles them.
     const std::string status = "/proc/" + std::to_string(group->worker_pids().at(0)) + "/status";
     unsigned most = 0;
@@ -342,7 +342,7 @@ TEST(SleepLoad, RandomWholeSecondsAsTheRcuSeed) {
     EXPECT_EQ(params["random_s"], 2);
     EXPECT_FALSE(params.contains("interval_s"));
     std::vector<WorkerExit> exits;
-    ASSERT_TRUE(group->wait_ready(20, exits));
+    ASSERT_TRUE(group->wait_ready(monotonic_seconds() + 20, exits));
     ASSERT_TRUE(wait_for_ops(*group, 40));
     const uint64_t before = group->total_ops();
     const double t0 = monotonic_seconds();
@@ -369,7 +369,7 @@ TEST(LoadGroup, AWorkerThatDiesIsReported) {
     auto group = start_load("cpu", "initbench.workers=2");
     ASSERT_TRUE(group);
     std::vector<WorkerExit> exits;
-    ASSERT_TRUE(group->wait_ready(20, exits));
+    ASSERT_TRUE(group->wait_ready(monotonic_seconds() + 20, exits));
     ASSERT_EQ(group->worker_pids().size(), 2u);
     const pid_t victim = group->worker_pids()[1];
     ::kill(victim, SIGKILL);
