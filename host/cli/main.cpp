@@ -28,7 +28,7 @@ namespace {
 constexpr const char* kExitCodes = R"(Exit codes:
   0  complete results without error records
   1  complete results that contain error records (bad parameter, failed step)
-  2  bad command line
+  2  bad command line, or initbench.* parameters the init would refuse (found before the boot)
   3  boot failure: QEMU did not start, no records arrived, or the kernel panicked;
      or the kernel cannot boot as --boot asks (damaged bzImage, no PVH note)
   4  timeout: the run did not finish in time (host --timeout or the guest's watchdog)

@@ -77,6 +77,11 @@ TEST(Pack, ExperimentFileIsCheckedLikeAProfile) {
     const std::string all = problems[0] + "\n" + problems[1];
     EXPECT_NE(all.find("profile:payload line 1: repeat=0"), std::string::npos) << all;
     EXPECT_NE(all.find("line 2: frobnicate=1: unknown key"), std::string::npos) << all;
+    // The loads its phases name, as the init finds them: built-in, or defined in the file.
+    EXPECT_TRUE(check_experiment("load.spin = /bin/true\nphases = none,fork,spin,sleep+syscall\n", no_image).empty());
+    auto loads = check_experiment("phases = frok\n", no_image);
+    ASSERT_EQ(loads.size(), 1u);
+    EXPECT_EQ(loads[0], "profile:payload: phases=frok: unknown load 'frok' (did you mean 'fork'?)");
 }
 
 TEST(Pack, ExperimentFileIncludesAreResolvedInTheBaseImage) {
