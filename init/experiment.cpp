@@ -499,8 +499,9 @@ private:
             earlier.sys_s += r.cpu.sys_s;
             stopped.push_back(r);
         }
-        const unsigned leftover =
+        const LeftoverTasks left =
             settle_user_tasks(background_ ? background_->group() : 0, monotonic_seconds() + kSettleS);
+        const unsigned leftover = left.count;
         groups_.clear();
         nlohmann::json probe_results = nlohmann::json::array();
         for (auto& probe : probes_)
@@ -510,9 +511,15 @@ private:
         rec["duration_s"] = elapsed;
         rec["warmup_s"] = warmup;
         rec["tasks"] = {{"created", delta(s0.forks, s1.forks)}, {"leftover", leftover}};
-        if (leftover)
-            console_.warning("phase " + phase.name,
-                             std::to_string(leftover) + " tasks are left after the phase's stop");
+        if (leftover) {
+            nlohmann::json states = nlohmann::json::object();
+            for (const auto& [state, n] : left.states)
+                states[std::string(1, state)] = n;
+            rec["tasks"]["leftover_states"] = states;
+            console_.warning("phase " + phase.name, std::to_string(leftover) +
+                                                        " tasks are left after the phase's stop: " +
+                                                        describe_leftovers(left));
+        }
         if (!phase.joined() && !groups.empty()) {
             add_load_results(rec, phase.name, phase.loads.front(), *groups.front(), g0.front(),
                              g1.front(), stopped.front(), elapsed, memory_mb);

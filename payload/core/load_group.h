@@ -7,6 +7,7 @@
 #include "sys/sys.h"
 #include "payload/core/load.h"
 
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -102,6 +103,7 @@ private:
     // SIGKILL to every task of the load, then reaping until they are gone, or until none
     // has died for a while (the rest are stuck in the kernel).
     void kill_and_reap();
+    void kill_in_batches();
     [[noreturn]] void run_worker(unsigned index);
 
     const LoadSpec& spec_;
@@ -134,10 +136,21 @@ std::optional<uint64_t> keyed_value(std::string_view text, std::string_view key)
 // Tasks other than PID 1 and kernel threads, zombies included: what a phase left behind.
 // Those of process group `except_group` (a background payload's), when not 0, are not counted.
 unsigned count_user_tasks(pid_t except_group = 0);
+
+// What a phase left behind: how many, in which states (/proc's letters), and where one task
+// of each state waits in the kernel (its wchan), so that a warning can say why they stay.
+struct LeftoverTasks {
+    unsigned count = 0;
+    std::map<char, unsigned> states;
+    std::map<char, std::string> waits_in; // a state's first task's wchan, where it has one
+};
+// "14990 sleeping (S) in do_wait, 13 zombies (Z)": for a warning (pure, for the unit tests).
+std::string describe_leftovers(const LeftoverTasks& left);
+
 // The same once the phase's killed tasks have had until `deadline` to end: meanwhile PID 1
 // reaps the zombies orphaned to it (a killed server's children, in a process group of their
 // own, that no load group waits for). Returns at once when nothing is left.
-unsigned settle_user_tasks(pid_t except_group, double deadline);
+LeftoverTasks settle_user_tasks(pid_t except_group, double deadline);
 // Raises kernel.threads-max and kernel.pid_max where they would refuse `tasks` more tasks
 // than there are now; says what it changed (an empty object when nothing).
 nlohmann::json make_room_for_tasks(uint64_t tasks);

@@ -49,6 +49,16 @@ TEST(KeyedValue, CgroupAndProcFiles) {
     EXPECT_EQ(keyed_value("", "max"), std::nullopt);
 }
 
+TEST(DescribeLeftovers, EachStateWithWhereItWaits) {
+    LeftoverTasks left{.count = 15003, .states = {{'S', 14990}, {'Z', 13}},
+                       .waits_in = {{'S', "do_exit"}}};
+    EXPECT_EQ(describe_leftovers(left), "14990 sleeping (S) in do_exit, 13 zombies (Z)");
+    left = {.count = 2, .states = {{'D', 1}, {'R', 1}}, .waits_in = {{'D', "rcu_tasks_wait"}}};
+    EXPECT_EQ(describe_leftovers(left),
+              "1 in uninterruptible sleep (D) in rcu_tasks_wait, 1 running (R)");
+    EXPECT_EQ(describe_leftovers({}), "");
+}
+
 TEST(DescribeExit, SignalsStatusesAndSetUp) {
     int status = 0;
     pid_t pid = ::fork();
