@@ -94,6 +94,13 @@ bool Background::start(BackgroundOptions options, Console& console) {
                               O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     Fd out(out_fd >= 0 ? out_fd : ::open("/dev/null", O_WRONLY | O_CLOEXEC));
     Fd in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    // A failed execve sends its errno up this close-on-exec pipe; a successful one closes it.
+    int report[2];
+    if (::pipe2(report, O_CLOEXEC) != 0) {
+        console.error(options_.what, errno_error("pipe").message(), options_.key);
+        return false;
+    }
+    Fd report_read(report[0]), report_write(report[1]);
     const double t0 = monotonic_seconds();
     const pid_t pid = ::fork();
     if (pid < 0) {
@@ -103,11 +110,16 @@ bool Background::start(BackgroundOptions options, Console& console) {
     if (pid == 0) {
         enter_child({.pgid = 0, .in = in.get(), .out = out.get(), .err = out.get()});
         ::execve(path.c_str(), cargv.data(), const_cast<char* const*>(env));
-        static const char kFailed[] = "initbench: execve failed\n";
-        (void)!::write(2, kFailed, sizeof kFailed - 1);
-        ::_exit(127);
+        exec_failed(report_write.get());
     }
     ::setpgid(pid, pid);
+    report_write.reset();
+    if (const int err = exec_errno(report_read.get())) {
+        while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+        }
+        console.error(options_.what, Error{"cannot execute " + path, err}.message(), options_.key);
+        return false;
+    }
     pid_ = started_ = pid;
     start_time_ = t0;
     return true;

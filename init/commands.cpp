@@ -209,12 +209,7 @@ public:
             counters.enable();
         const double t0 = monotonic_seconds();
         go_write.reset(); // the child execs now; task counters start at its exec
-        ssize_t n;
-        while ((n = ::read(report_read.get(), &run.exec_errno, sizeof run.exec_errno)) < 0 &&
-               errno == EINTR) {
-        }
-        if (n != static_cast<ssize_t>(sizeof run.exec_errno))
-            run.exec_errno = 0;
+        run.exec_errno = exec_errno(report_read.get());
         while (::waitpid(pid, &run.status, 0) < 0 && errno == EINTR) {
         }
         run.elapsed_s = monotonic_seconds() - t0;
@@ -236,9 +231,7 @@ private:
         }
         static const char* const env[] = {kPath, "HOME=/root", "TERM=linux", nullptr};
         ::execve(path_.c_str(), cargv_.data(), const_cast<char* const*>(env));
-        const int err = errno;
-        (void)!::write(report, &err, sizeof err);
-        ::_exit(127);
+        exec_failed(report);
     }
 
     const Plan& plan_;

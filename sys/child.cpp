@@ -1,5 +1,6 @@
 #include "sys/child.h"
 
+#include <cerrno>
 #include <csignal>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -19,6 +20,20 @@ void enter_child(const ChildSetup& setup) {
     for (int i = 0; i < 3; i++)
         if (sources[i] >= 0)
             ::dup2(sources[i], targets[i]);
+}
+
+void exec_failed(int report_fd) {
+    const int err = errno;
+    (void)!::write(report_fd, &err, sizeof err);
+    ::_exit(127);
+}
+
+int exec_errno(int report_fd) {
+    int err = 0;
+    ssize_t n;
+    while ((n = ::read(report_fd, &err, sizeof err)) < 0 && errno == EINTR) {
+    }
+    return n == static_cast<ssize_t>(sizeof err) ? err : 0;
 }
 
 } // namespace initbench

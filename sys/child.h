@@ -19,4 +19,11 @@ struct ChildSetup {
 // (an exec that fails reports itself).
 void enter_child(const ChildSetup& setup);
 
+// How a child's failed execve reaches its parent, as posix_spawn does it: the parent makes a
+// pipe with O_CLOEXEC before fork; a successful execve closes the child's end, a failed one
+// writes its errno there (exec_failed). The parent closes its copy of the write end, then
+// exec_errno reads: 0 when the program runs, else the errno.
+[[noreturn]] void exec_failed(int report_fd);
+int exec_errno(int report_fd);
+
 } // namespace initbench

@@ -28,8 +28,9 @@ background.record = 1
 
 
 class BackgroundTracer(unittest.TestCase):
-    """Two boots: the tracer above, and one that exits before it is ready."""
-    ctest_boots = 2
+    """Three boots: the tracer above, one that exits before it is ready, and one whose program
+    cannot be executed (a script packed without its execute bit)."""
+    ctest_boots = 3
 
     @classmethod
     def setUpClass(cls):
@@ -43,6 +44,11 @@ class BackgroundTracer(unittest.TestCase):
                      "phases = none\nduration = 1\nbackground = sh /payload/bg/fail.sh\n"
                      "background.ready = tracer-ready\nbackground.record = 1\n")
         cls.fail = bootlib.run_image(image, workdir=fail_dir)
+        noexec_dir = Path(cls.tmp.name) / "noexec"
+        noexec_dir.mkdir()
+        image = pack(noexec_dir, {"/payload/bg/fail.sh": "exit 3\n"},
+                     "phases = none\nduration = 1\nbackground = /payload/bg/fail.sh\n")
+        cls.noexec = bootlib.run_image(image, workdir=noexec_dir)
 
     @classmethod
     def tearDownClass(cls):
@@ -95,6 +101,17 @@ class BackgroundTracer(unittest.TestCase):
         bg = self.fail.one("background")
         self.assertEqual(bg["exit"], 3)
         self.assertIsNone(bg["ready_s"])
+
+    def test_a_program_that_cannot_run_names_its_path_and_errno(self):
+        # execve's errno comes back to PID 1 through a close-on-exec pipe (the old record
+        # said only "execve failed", and in the command's output, not in the error).
+        self.assertEqual(self.noexec.code, 1, self.noexec.stdout + self.noexec.stderr)
+        self.assertEqual(self.noexec.records("phase"), [])
+        errors = self.noexec.records("error")
+        self.assertEqual(len(errors), 1, errors)
+        self.assertEqual(errors[0]["key"], "background")
+        self.assertEqual(errors[0]["reason"],
+                         "cannot execute /payload/bg/fail.sh: Permission denied")
 
 
 if __name__ == "__main__":
