@@ -151,7 +151,69 @@ std::string check_count_item(std::string_view item) {
     return "";
 }
 
+namespace {
+
+// What a Perl-style class escape is in POSIX ERE, which has none of them.
+std::string_view posix_for(char c) {
+    switch (c) {
+    case 'd': return "[0-9]";
+    case 'D': return "[^0-9]";
+    case 's': return "[[:space:]]";
+    case 'S': return "[^[:space:]]";
+    case 'w': return "[[:alnum:]_]";
+    case 'W': return "[^[:alnum:]_]";
+    default: return {};
+    }
+}
+
+// POSIX ERE gives a backslash a meaning only before a special character; other escapes are
+// undefined, and C libraries differ: "\d" matched nothing in the guest (musl), where the
+// host's glibc takes it for a digit. Perl's class escapes inside brackets ("[\d.]") are a
+// backslash and a letter there.
+std::string unknown_escape(std::string_view regex) {
+    constexpr std::string_view kSpecial = ".[]\\()*+?{}|^$";
+    bool in_bracket = false;
+    for (size_t i = 0; i < regex.size(); i++) {
+        const char c = regex[i];
+        if (in_bracket) {
+            if (c == '[' && i + 1 < regex.size() && std::string_view(":=.").find(regex[i + 1]) != std::string_view::npos) {
+                const std::string close = std::string(1, regex[i + 1]) + "]";
+                const size_t end = regex.find(close, i + 2);
+                i = end == std::string_view::npos ? regex.size() : end + 1; // [:space:]
+            } else if (c == ']') {
+                in_bracket = false;
+            } else if (c == '\\' && i + 1 < regex.size() && !posix_for(regex[i + 1]).empty()) {
+                const char e = regex[i + 1];
+                return std::string("'\\") + e + "' in brackets is a backslash and '" + e +
+                       "' in POSIX ERE; for the class write " + std::string(posix_for(e)) +
+                       " outside brackets, or its [:class:] inside";
+            }
+            continue;
+        }
+        if (c == '[') {
+            in_bracket = true;
+            if (i + 1 < regex.size() && regex[i + 1] == '^')
+                i++;
+            if (i + 1 < regex.size() && regex[i + 1] == ']')
+                i++; // a ']' first in brackets is a member
+        } else if (c == '\\' && i + 1 < regex.size()) {
+            const char e = regex[++i];
+            if (kSpecial.find(e) != std::string_view::npos)
+                continue;
+            const std::string_view posix = posix_for(e);
+            return std::string("'\\") + e + "' is not POSIX ERE: " +
+                   (posix.empty() ? std::string("a backslash escapes only . [ ] \\ ( ) * + ? { } | ^ $")
+                                  : "write " + std::string(posix));
+        }
+    }
+    return "";
+}
+
+} // namespace
+
 std::string check_metric_regex(std::string_view regex) {
+    if (std::string why = unknown_escape(regex); !why.empty())
+        return why;
     regex_t re;
     const std::string text(regex);
     if (int err = ::regcomp(&re, text.c_str(), REG_EXTENDED | REG_NEWLINE); err != 0) {

@@ -365,6 +365,11 @@ class HostRefusals(unittest.TestCase):
         # An external load is a load like any other once defined, and its typo is caught too.
         err = self.refused(*self.image_args(), params=("initbench.load.spin=/bin/true", "initbench.phases=spinn"))
         self.assertIn("unknown load 'spinn' (did you mean 'spin'?)", err)
+        # A Perl-style class in a metric's expression matched nothing in the guest: refused here.
+        err = self.refused(*self.image_args(), params=("initbench.load.spin=/bin/true", "initbench.load.spin.unit=op",
+                                                      r"initbench.load.spin.metric=rate\s+([0-9]+)",
+                                                      "initbench.phases=spin"))
+        self.assertIn(r"initbench.load.spin.metric=rate\s+([0-9]+): '\s' is not POSIX ERE: write [[:space:]]", err)
 
     def test_lava_job_checks_its_parameters_against_the_image(self):
         err = refused_on_host(self, "--kernel", "http://lab/bzImage", "--image", "http://lab/initbench.cpio.gz",

@@ -455,6 +455,17 @@ TEST(ExternalLoad, MetricFromTheOutput) {
     EXPECT_NE(check_metric_regex("a [0-9]+").find("exactly one capture group"), std::string::npos);
     EXPECT_NE(check_metric_regex("(a)(b)").find("(it has 2)"), std::string::npos);
     EXPECT_NE(check_metric_regex("a ([0-9]+").find("not a POSIX"), std::string::npos);
+    // Perl's class escapes are refused with the POSIX class to write (musl matched nothing
+    // with them); escaped special characters and bracket classes pass.
+    EXPECT_EQ(check_metric_regex("rate\\s+(\\d+)"), "'\\s' is not POSIX ERE: write [[:space:]]");
+    EXPECT_EQ(check_metric_regex("rate ([\\d.]+)"),
+              "'\\d' in brackets is a backslash and 'd' in POSIX ERE; for the class write [0-9] "
+              "outside brackets, or its [:class:] inside");
+    EXPECT_EQ(check_metric_regex("\\bx ([0-9]+)"),
+              "'\\b' is not POSIX ERE: a backslash escapes only . [ ] \\ ( ) * + ? { } | ^ $");
+    EXPECT_EQ(check_metric_regex("\\(([0-9.]+)\\) \\$[[:space:]]"), "");
+    EXPECT_EQ(check_metric_regex("x ([]\\[:digit:].]+)"), ""); // ']' first, a backslash member
+    EXPECT_EQ(check_metric_regex("x ([^]0-9]+)"), "");
 }
 
 TEST(ExternalLoad, ListeningPortFromProcNetTcp) {
