@@ -21,6 +21,7 @@ struct BootSpec {
     std::optional<Topology> topology;    // sockets, cores and threads of `cpus`
     Accel accel = Accel::tcg;
     bool icount = false;                 // QEMU's instruction-counting clock
+    unsigned host_cpus = 0;              // the host's CPUs (0: unknown): TCG's threading follows
     std::vector<std::string> params;     // initbench.KEY=VALUE and any kernel parameter
 };
 

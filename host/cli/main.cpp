@@ -21,6 +21,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <thread>
 #include <unistd.h>
 
 namespace {
@@ -187,6 +188,7 @@ int main(int argc, char** argv) {
         run.boot.cpus = machine.cpus;
         run.boot.memory_mb = machine.memory_mb;
         run.boot.topology = machine.topology;
+        run.boot.host_cpus = std::thread::hardware_concurrency();
         run.machine = initbench::machine_facts(machine);
         run.boot.icount = clock == "icount";
         run.accel = accel == "kvm" ? initbench::AccelChoice::kvm

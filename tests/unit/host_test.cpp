@@ -538,7 +538,16 @@ TEST(QemuArgv, MachineTopologyAndManyCpus) {
     s.cpus = 16;
     s.topology = Topology{2, 4, 2};
     EXPECT_EQ(arg_after(qemu_argv(s), "-smp"), "16,sockets=2,cores=4,threads=2");
-    s.cpus = 128; // more vCPUs than host CPUs: still a thread each
+    // One host thread for a few more vCPUs than host CPUs, a thread each for many, or for
+    // no more than the host has.
+    s.host_cpus = 2;
+    EXPECT_TRUE(has_pair(qemu_argv(s), "-accel", "tcg,thread=single"));
+    s.cpus = 128;
+    EXPECT_TRUE(has_pair(qemu_argv(s), "-accel", "tcg"));
+    s.cpus = 2;
+    EXPECT_TRUE(has_pair(qemu_argv(s), "-accel", "tcg"));
+    s.cpus = 18;
+    s.host_cpus = 0; // unknown
     EXPECT_TRUE(has_pair(qemu_argv(s), "-accel", "tcg"));
     // GICv2 stops at 8 CPUs: more need GICv3 on arm64's virt machine.
     BootSpec arm = spec("aarch64");
