@@ -38,11 +38,14 @@ std::vector<const LoadSpec*> phase_loads(std::string_view name, std::string& why
         const LoadSpec* load = find_load(part);
         const std::string in = joined ? " in '" + std::string(name) + "'" : "";
         if (!load) {
-            std::vector<std::string> names = external_load_names();
+            std::vector<std::string> names;
             for (const auto* l : load_registry())
                 names.emplace_back(l->name);
+            for (std::string& external : external_load_names())
+                names.push_back(std::move(external));
             const auto best = closest_name(part, names);
-            why = "unknown load '" + part + "'" + in + (best ? " (did you mean '" + *best + "'?)" : "");
+            why = "unknown load '" + part + "'" + in + (best ? " (did you mean '" + *best + "'?)" : "") +
+                  "; loads: " + join(names, ", ");
             return {};
         }
         // Each part's metrics are named after it: one load twice would give one name two values.

@@ -91,7 +91,20 @@ TEST(LoadEffects, SyscallLoadSpendsItsTimeInTheKernel) {
         << " operations";
 }
 
-// cpu.load=50 spins half of each slice and sleeps the rest; cpu.load=100 never sleeps.
+// cpu.load=50 spins half of each slice and sleeps the rest; cpu.load=100 never sleeps. The
+// sleeps are exact (voluntary switches); the spun share is not: time stolen from this machine
+// by its own host is neither on a CPU nor waiting for one (a CI run saw 0.65 for 100 % while
+// a build ran beside it), so that share is bounded loosely.
+uint64_t voluntary_switches(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.starts_with("voluntary_ctxt_switches:"))
+            return std::stoull(line.substr(line.find(':') + 1));
+    ADD_FAILURE() << "no voluntary_ctxt_switches in /proc/" << pid << "/status";
+    return 0;
+}
+
 TEST(LoadEffects, CpuLoadSpinsItsShareOfTheTime) {
     for (unsigned pct : {50u, 100u}) {
         SCOPED_TRACE(pct);
@@ -101,10 +114,19 @@ TEST(LoadEffects, CpuLoadSpinsItsShareOfTheTime) {
         ASSERT_TRUE(group->wait_ready(monotonic_seconds() + 20, exits));
         const pid_t pid = group->worker_pids().at(0);
         const Sched a = sched_of(pid);
+        const uint64_t slept_before = voluntary_switches(pid);
         ::usleep(2000000);
         const double d = duty(a, sched_of(pid));
+        const uint64_t slept = voluntary_switches(pid) - slept_before;
         EXPECT_EQ(group->stop().left, 0u);
-        EXPECT_NEAR(d, pct / 100.0, 0.15);
+        if (pct == 100) {
+            EXPECT_EQ(slept, 0u) << "a full load slept";
+            EXPECT_GT(d, 0.5);
+        } else {
+            EXPECT_GT(slept, 10u) << "a half load sleeps in every slice";
+            EXPECT_GT(d, 0.25);
+            EXPECT_LT(d, 0.75);
+        }
     }
 }
 

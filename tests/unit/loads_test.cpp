@@ -125,10 +125,15 @@ TEST(PhaseLoads, RefusalsNameThePart) {
         EXPECT_TRUE(phase_loads(name, why).empty()) << name;
         return why;
     };
-    EXPECT_EQ(refused("bogus"), "unknown load 'bogus'");
-    EXPECT_EQ(refused("sleep+bogus"), "unknown load 'bogus' in 'sleep+bogus'");
-    EXPECT_EQ(refused("sleep+"), "unknown load '' in 'sleep+'");
-    EXPECT_EQ(refused("none+fork"), "unknown load 'none' in 'none+fork'");
+    // An unknown load lists the loads there are, built-in first.
+    std::string loads;
+    for (const auto* l : load_registry())
+        loads += (loads.empty() ? "; loads: " : ", ") + std::string(l->name);
+    EXPECT_NE(loads.find("cpu, "), std::string::npos) << loads;
+    EXPECT_EQ(refused("bogus"), "unknown load 'bogus'" + loads);
+    EXPECT_EQ(refused("sleep+bogus"), "unknown load 'bogus' in 'sleep+bogus'" + loads);
+    EXPECT_EQ(refused("sleep+"), "unknown load '' in 'sleep+'" + loads);
+    EXPECT_EQ(refused("none+fork"), "unknown load 'none' in 'none+fork'" + loads);
     EXPECT_EQ(refused("fork+fork"), "load 'fork' twice in 'fork+fork'");
     EXPECT_EQ(refused("tcp+sleep"), "load 'tcp' in 'tcp+sleep' has a sweep key (tcp.clients): it "
                                     "runs in a phase of its own");
