@@ -90,14 +90,19 @@ class BackgroundTracer(unittest.TestCase):
                 # which a busy TCG host stretches: the window's length, give or take that.
                 self.assertAlmostEqual(closed[phase["phase"]] - opened[phase["phase"]], phase["duration_s"], delta=0.5)
 
-    def test_not_ready_means_no_phases(self):
-        self.assertEqual(self.fail.code, 1, self.fail.stdout + self.fail.stderr)
-        self.assertEqual(self.fail.records("phase"), [])
-        errors = self.fail.records("error")
+    def only_error(self, r):
+        """A run that failed before any phase, with one error record: that record."""
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        self.assertEqual(r.records("phase"), [])
+        errors = r.records("error")
         self.assertEqual(len(errors), 1, errors)
-        self.assertEqual(errors[0]["key"], "background.ready")
-        self.assertIn("exited with status 3 before it printed 'tracer-ready'", errors[0]["reason"])
-        self.assertIn("cannot attach", errors[0]["reason"])
+        return errors[0]
+
+    def test_not_ready_means_no_phases(self):
+        error = self.only_error(self.fail)
+        self.assertEqual(error["key"], "background.ready")
+        self.assertIn("exited with status 3 before it printed 'tracer-ready'", error["reason"])
+        self.assertIn("cannot attach", error["reason"])
         bg = self.fail.one("background")
         self.assertEqual(bg["exit"], 3)
         self.assertIsNone(bg["ready_s"])
@@ -105,13 +110,9 @@ class BackgroundTracer(unittest.TestCase):
     def test_a_program_that_cannot_run_names_its_path_and_errno(self):
         # execve's errno comes back to PID 1 through a close-on-exec pipe (the old record
         # said only "execve failed", and in the command's output, not in the error).
-        self.assertEqual(self.noexec.code, 1, self.noexec.stdout + self.noexec.stderr)
-        self.assertEqual(self.noexec.records("phase"), [])
-        errors = self.noexec.records("error")
-        self.assertEqual(len(errors), 1, errors)
-        self.assertEqual(errors[0]["key"], "background")
-        self.assertEqual(errors[0]["reason"],
-                         "cannot execute /payload/bg/fail.sh: Permission denied")
+        error = self.only_error(self.noexec)
+        self.assertEqual(error["key"], "background")
+        self.assertEqual(error["reason"], "cannot execute /payload/bg/fail.sh: Permission denied")
 
 
 if __name__ == "__main__":
