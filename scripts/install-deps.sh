@@ -21,7 +21,7 @@ demo_packages=(
   bpftool
   # image and boot
   busybox-static cpio qemu-system-x86 dpkg-dev
-  python3 libssl-dev libarchive-dev procps
+  python3 libssl-dev libarchive-dev libzopfli-dev procps
   # initbench report draws its plots with gnuplot (the demo writes a report)
   gnuplot-nox
 )

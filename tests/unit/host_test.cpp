@@ -750,7 +750,12 @@ std::vector<NewcEntry> read_newc(const std::string& cpio) {
     }
 }
 
-TEST(CpioArchive, ReproducibleNewcGzip) {
+// Both efforts (pack's zlib, the build's zopfli) write the same archive, reproducibly.
+class CpioArchiveEffort : public ::testing::TestWithParam<GzipEffort> {};
+INSTANTIATE_TEST_SUITE_P(Effort, CpioArchiveEffort, ::testing::Values(GzipEffort::fast, GzipEffort::smallest),
+                         [](const auto& info) { return info.param == GzipEffort::fast ? "Fast" : "Smallest"; });
+
+TEST_P(CpioArchiveEffort, ReproducibleNewcGzip) {
     TempDir tmp;
     const std::string init_bytes = std::string("\x7f" "ELF fake init\0with a NUL", 24);
     const std::string init_src = tmp.file("init-src", init_bytes);
@@ -762,12 +767,12 @@ TEST(CpioArchive, ReproducibleNewcGzip) {
                                                     "file /etc/initbench.conf 0644 " + conf_src + "\n"
                                                     "dir /etc 0755\n"
                                                     "file /init 0755 " + init_src + "\n");
-    write_cpio_gz(entries, tmp / "a.cpio.gz");
+    write_cpio_gz(entries, tmp / "a.cpio.gz", GetParam());
     // Same entries in another order, later, from a source with another mtime, to another name.
     std::reverse(entries.begin(), entries.end());
     std::this_thread::sleep_for(std::chrono::milliseconds(1100));
     fs::last_write_time(init_src, fs::last_write_time(init_src) - std::chrono::hours(24));
-    write_cpio_gz(entries, tmp / "b-other-name.cpio.gz");
+    write_cpio_gz(entries, tmp / "b-other-name.cpio.gz", GetParam());
 
     const std::string a = slurp(tmp / "a.cpio.gz"), b = slurp(tmp / "b-other-name.cpio.gz");
     ASSERT_GT(a.size(), 18u);
@@ -814,11 +819,25 @@ TEST(CpioArchive, ReproducibleNewcGzip) {
     EXPECT_EQ(console.data, "");
 }
 
-TEST(CpioArchive, MissingSourceThrows) {
+TEST_P(CpioArchiveEffort, MissingSourceThrows) {
     TempDir tmp;
     std::vector<CpioEntry> entries = parse_manifest("file /init 0755 " + (tmp / "does-not-exist") + "\n");
-    EXPECT_THROW(write_cpio_gz(entries, tmp / "x.cpio.gz"), std::runtime_error);
-    EXPECT_THROW(write_cpio_gz({}, tmp / "no-such-dir/x.cpio.gz"), std::runtime_error);
+    EXPECT_THROW(write_cpio_gz(entries, tmp / "x.cpio.gz", GetParam()), std::runtime_error);
+    EXPECT_THROW(write_cpio_gz({}, tmp / "no-such-dir/x.cpio.gz", GetParam()), std::runtime_error);
+}
+
+// zopfli's gzip of the same archive is smaller than zlib's level 9 (text-like data).
+TEST(CpioArchive, SmallestIsSmaller) {
+    TempDir tmp;
+    std::string text;
+    for (int i = 0; i < 2000; i++)
+        text += "line " + std::to_string(i * 7919 % 1000) + " of a profile\n";
+    const auto entries = parse_manifest("file /init 0755 " + tmp.file("src", text) + "\n");
+    write_cpio_gz(entries, tmp / "fast.cpio.gz", GzipEffort::fast);
+    write_cpio_gz(entries, tmp / "small.cpio.gz", GzipEffort::smallest);
+    const std::string fast = slurp(tmp / "fast.cpio.gz"), small = slurp(tmp / "small.cpio.gz");
+    EXPECT_LT(small.size(), fast.size());
+    EXPECT_EQ(gunzip(small), gunzip(fast)); // the same cpio inside
 }
 
 // ---- process: run_child() -------------------------------------------------------------
