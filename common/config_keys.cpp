@@ -89,6 +89,8 @@ constexpr KeySpec kGeneralKeys[] = {
              "a load's memory limit in MiB (memory cgroup); 0: available less a reserve"),
     enum_key("attach", "auto", "auto|fentry|kprobe",
              "function probes: fentry/fexit where possible, else kprobes; or force one"),
+    plain_key("probe_cost", Kind::flag, "1",
+              "count each BPF probe's program runs and time (kernel BPF statistics): its cost"),
     checked_key(plain_key("perf", Kind::list, "",
                           "perf counters: default (perf stat's set) and/or event names"),
                 check_perf_item),

@@ -1,6 +1,7 @@
 #include "init/experiment.h"
 
 #include "bpf/core/probe.h"
+#include "bpf/core/probe_cost.h"
 #include "bpf/core/setup_times.h"
 #include "bpf/span/span_samples.h"
 #include "bpf/core/vmlinux_btf.h"
@@ -257,6 +258,7 @@ public:
             ::syscall(SYS_sched_setscheduler, 0, policy, &param);
         times.probe_setup_s = monotonic_seconds() - t_probes;
         times.probe_setup = setup_times_json();
+        costs_ = std::make_unique<ProbeCosts>(config_.flag("probe_cost"));
         bool ok = true;
         for (const auto& probe : probes_)
             if (auto error = probe->setup_error(); !error.empty()) {
@@ -272,6 +274,8 @@ public:
             for (const auto& phase : phases_)
                 ok = run_phase(phase, round) && ok;
         times.last_phase_end = monotonic_seconds();
+        if (!probes_.empty())
+            times.probe_cost = costs_->totals();
         emit_summary();
         times.summary_end = monotonic_seconds();
         // The machine powers off (or reboots, or halts) once the end record is out: detaching
@@ -431,6 +435,7 @@ private:
 
         for (auto& probe : probes_)
             probe->phase_begin();
+        costs_->open(probes_);
         const double interval = duration <= 2 ? duration / 4 : 1.0;
         // The first load's snapshot times the window for all (the rest are read right after).
         std::vector<Snapshot> g0;
@@ -471,6 +476,7 @@ private:
         }
         for (auto& probe : probes_)
             probe->window_end();
+        costs_->close(probes_, phase.name, monotonic_seconds() - s0.t);
         std::vector<Snapshot> g1;
         for (auto* g : groups_)
             g1.push_back(snapshot(g));
@@ -504,8 +510,10 @@ private:
         const unsigned leftover = left.count;
         groups_.clear();
         nlohmann::json probe_results = nlohmann::json::array();
-        for (auto& probe : probes_)
-            probe_results.push_back(probe->phase_end());
+        for (size_t i = 0; i < probes_.size(); i++) {
+            probe_results.push_back(probes_[i]->phase_end());
+            costs_->add(i, probe_results.back(), phase.name);
+        }
         add_ticks_per_span(probe_results);
 
         rec["duration_s"] = elapsed;
@@ -794,6 +802,7 @@ private:
     KmsgWatcher& kmsg_;
     std::vector<PhasePlan> phases_;
     std::vector<std::unique_ptr<Probe>> probes_;
+    std::unique_ptr<ProbeCosts> costs_; // after probes_: statistics end before they detach
     LoadOptions options_;
     // The loads of the phase that runs now, for wait_until().
     std::vector<LoadGroup*> groups_;

@@ -60,6 +60,8 @@ void finish(Run& run) {
         overhead["probe_setup_s"] = run.times.probe_setup_s;
         if (!run.times.probe_setup.is_null())
             overhead["probe_setup"] = run.times.probe_setup;
+        if (!run.times.probe_cost.is_null())
+            overhead["probe_cost"] = run.times.probe_cost;
         // init_to_first_phase_s step by step: each mark's time since the one before.
         nlohmann::json startup = nlohmann::json::object();
         double last = run.start_mono;

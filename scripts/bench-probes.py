@@ -3,8 +3,9 @@
 funclat on the syscall via fentry/fexit and via kprobe/kretprobe, and with bpftrace's
 equivalent (kfunc/kretfunc and kprobe/kretprobe recording each call's duration in a
 histogram). Prints ns per call, the probe's cost per event, and how many events each probe
-counted per call of the load; then one more boot with funclat and bpftrace attached together
-compares their counts of the same calls.
+counted per call of the load; for funclat also the cost its record gives (the kernel's BPF run
+statistics: its programs' run time per event) and its ratio to the cost measured here; then one
+more boot with funclat and bpftrace attached together compares their counts of the same calls.
 
   scripts/bench-probes.py [--kernel VMLINUZ] [--clock icount|wall] [--duration S]
                           [--cli BUILD/host/initbench] [--image BASE.cpio.gz] [--no-bpftrace]
@@ -121,16 +122,18 @@ def main():
     same_window = None
     base_rate, _, _, _ = boot(a.cli, kernel, a.clock, a.duration, [])
     base_ns = 1e9 / base_rate
-    rows.append(("no probe", base_ns, None, None, None, None))
+    rows.append(("no probe", base_ns, None, None, None, None, None))
     for mode in ("fentry", "kprobe"):
         rate, calls, probe, _ = boot(a.cli, kernel, a.clock, a.duration,
                                      [f"initbench.funclat={FUNCTION}", f"initbench.attach={mode}"])
         if not probe or not probe.get("supported"):
-            rows.append((f"funclat {mode}", None, None, None, None, probe and probe.get("reason")))
+            rows.append((f"funclat {mode}", None, None, None, None, None, probe and probe.get("reason")))
             continue
         ns = 1e9 / rate
+        cost = probe.get("cost", {})
+        recorded = cost["ns"] / probe["count"] if cost.get("supported") and probe["count"] else None
         rows.append((f"funclat {probe['mechanism']}", ns, cost_per_event(ns, base_ns, probe["count"], calls),
-                     probe["count"], calls, None))
+                     recorded, probe["count"], calls, None))
     if not a.no_bpftrace:
         binary = shutil.which("bpftrace")
         if not binary:
@@ -154,23 +157,27 @@ def main():
                 rate, calls, _, background = with_bpftrace(mode)
                 name = f"bpftrace {entry}/{exit_}"
                 if not background:
-                    rows.append((name, None, None, None, None, "no background record"))
+                    rows.append((name, None, None, None, None, None, "no background record"))
                     continue
                 ns = 1e9 / rate
                 events = window_count(background)
-                rows.append((name, ns, cost_per_event(ns, base_ns, events, calls), events, calls, None))
+                rows.append((name, ns, cost_per_event(ns, base_ns, events, calls), None, events, calls, None))
                 print(f"{name}: attached {background['ready_s']:.1f} s after its start", file=sys.stderr)
             # Both at once, on the same calls: do they count the same events?
             _, calls, probe, background = with_bpftrace("kfunc", [f"initbench.funclat={FUNCTION}",
                                                                   "initbench.attach=fentry"])
             same_window = (probe["count"], window_count(background), calls)
     print(f"clock {a.clock}, kernel {Path(kernel).name}, {FUNCTION}")
-    print(f"{'setup':28} {'ns/call':>9} {'probe ns/event':>15} {'events':>10} {'calls':>10} {'events/calls':>13}")
-    for name, ns, cost, events, calls, why in rows:
+    print(f"{'setup':28} {'ns/call':>9} {'probe ns/event':>15} {'record ns/event':>16} {'record/measured':>16} "
+          f"{'events':>10} {'calls':>10} {'events/calls':>13}")
+    blank = lambda w: " " * w
+    for name, ns, cost, recorded, events, calls, why in rows:
         if ns is None:
             print(f"{name:28} unsupported: {why}")
             continue
-        print(f"{name:28} {ns:9.1f} {'' if cost is None else f'{cost:15.1f}'}"
+        print(f"{name:28} {ns:9.1f} {blank(15) if cost is None else f'{cost:15.1f}'}"
+              f" {blank(16) if recorded is None else f'{recorded:16.1f}'}"
+              f" {blank(16) if recorded is None or not cost else f'{recorded / cost:16.3f}'}"
               + ("" if events is None else f" {events:10d} {calls:10d} {events / calls:13.4f}"))
     if same_window:
         funclat, bpftrace, calls = same_window

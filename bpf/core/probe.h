@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+struct bpf_object;
+
 namespace initbench {
 
 class Config;
@@ -39,12 +41,23 @@ public:
     // Set when what the user asked for cannot be, e.g. a function that does not exist for a
     // probe the experiment's load depends on: the runner reports an error, not a warning.
     virtual std::string setup_error() const { return {}; }
+    // The loaded BPF objects whose programs it runs (none for a probe that reads /proc or
+    // counters): the runner reads their run statistics for the record's cost.
+    virtual std::vector<const bpf_object*> bpf_objects() const { return {}; }
     virtual void before_load() {}
     virtual void phase_begin() = 0;
     virtual void sample() {}
     virtual void window_end() {}
     virtual nlohmann::json phase_end() = 0;
 };
+
+// bpf_objects() of a probe with one skeleton (a unique_ptr), none when it did not load.
+template <typename SkelPtr>
+std::vector<const bpf_object*> skeleton_objects(const SkelPtr& skel) {
+    if (!skel)
+        return {};
+    return {skel->obj};
+}
 
 // A kind of probe, defined as X_probe in its own bpf/X.cpp (the build lists every
 // bpf/X/X_probe.h's, cmake/Catalog.cmake): `make` adds the

@@ -60,6 +60,12 @@ public:
 private:
     // Every CPU's histogram, zeroed when the window opens so that min and max are the phase's own.
     const bpf_map* counts_map() const override { return skel_ ? skel_->maps.hist : nullptr; }
+    std::vector<const bpf_object*> bpf_objects() const override {
+        auto out = skeleton_objects(skel_);
+        if (switch_skel_)
+            out.push_back(switch_skel_->obj);
+        return out;
+    }
 
     void attach() {
         // Switched-out time comes from the BTF-typed sched_switch (it knows preemptions) or,

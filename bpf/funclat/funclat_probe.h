@@ -54,7 +54,7 @@ inline constexpr KeySpec funclat_keys[] = {
 
 // Counts in a window of fixed length: for the calls of a function under a load, more is
 // faster. Latencies, misses and the time switched out: less is better.
-inline constexpr MetricDecl kFunclatMetrics[] = {
+inline constexpr MetricDecl kFunclatOwnMetrics[] = {
     {"count", "calls", "higher", "amean", true},
     {"avg", "ns", "lower", "amean", true},
     {"max", "ns", "lower", "amean", true},
@@ -68,6 +68,7 @@ inline constexpr MetricDecl kFunclatMetrics[] = {
     {"switched_out.calls", "calls", "lower"},
     {"switched_out.subtracted", "ns", "lower"},
 };
+inline constexpr auto kFunclatMetrics = with_probe_cost(kFunclatOwnMetrics);
 inline constexpr std::string_view kFunclatIdentity[] = {"probe", "function"};
 inline constexpr HistogramDecl kFunclatHistograms[] = {{"log2", "ns", HistogramShape::log2},
                                                        {"linear", "", HistogramShape::linear}};

@@ -82,6 +82,7 @@ public:
 
 private:
     const bpf_map* counts_map() const override { return skel_ ? skel_->maps.cpus : nullptr; }
+    std::vector<const bpf_object*> bpf_objects() const override { return skeleton_objects(skel_); }
 
     nlohmann::json record(const std::vector<softirq_cpu>& per_cpu, nlohmann::json r) const override {
         const softirq_cpu total = sum_cpus(per_cpu);

@@ -48,7 +48,7 @@ inline constexpr KeySpec softirq_keys[] = {
 };
 
 // Time spent in softirqs under the same load in a window of fixed length: less is better.
-inline constexpr MetricDecl kSoftirqMetrics[] = {
+inline constexpr MetricDecl kSoftirqOwnMetrics[] = {
     {"count", "runs", "lower", "amean", true},
     {"time", "ns", "lower", "amean", true},
     {"avg", "ns", "lower", "amean", true},
@@ -63,6 +63,7 @@ inline constexpr MetricDecl kSoftirqMetrics[] = {
     {"vectors.*.avg", "ns", "lower"},
     {"vectors.*.wait_avg", "ns", "lower"},
 };
+inline constexpr auto kSoftirqMetrics = with_probe_cost(kSoftirqOwnMetrics);
 inline constexpr EntryName kSoftirqEntries[] = {{"vectors", "vector"}};
 inline constexpr std::string_view kSoftirqIdentity[] = {"probe"};
 inline constexpr HistogramDecl kSoftirqHistograms[] = {{"log2", "ns", HistogramShape::log2}};

@@ -39,6 +39,7 @@ public:
 
     std::string name() const override { return "span"; }
     bool supported() const override { return skel_ != nullptr; }
+    std::vector<const bpf_object*> bpf_objects() const override { return skeleton_objects(skel_); }
 
     nlohmann::json describe() const override {
         nlohmann::json d{{"probe", "span"}, {"from", from_}, {"to", to_}};

@@ -39,7 +39,7 @@ inline constexpr KeySpec span_keys[] = {
                 }),
 };
 
-inline constexpr MetricDecl kSpanMetrics[] = {
+inline constexpr MetricDecl kSpanOwnMetrics[] = {
     {"count", "spans", "higher", "amean", true},
     {"avg", "ns", "lower", "amean", true},
     {"max", "ns", "lower", "amean", true},
@@ -51,6 +51,7 @@ inline constexpr MetricDecl kSpanMetrics[] = {
     {"percentiles.p99", "ns", "lower"},
     {"samples.avg_ns_stddev", "ns", "lower"},
 };
+inline constexpr auto kSpanMetrics = with_probe_cost(kSpanOwnMetrics);
 inline constexpr std::string_view kSpanIdentity[] = {"probe", "from", "to"};
 inline constexpr HistogramDecl kSpanHistograms[] = {{"log2", "ns", HistogramShape::log2}};
 inline constexpr RecordType span_record = {.type = "probe", .kind = "span", .identity = kSpanIdentity,

@@ -75,6 +75,7 @@ public:
 
     std::string name() const override { return "task_storage_churn"; }
     bool supported() const override { return skel_ != nullptr; }
+    std::vector<const bpf_object*> bpf_objects() const override { return skeleton_objects(skel_); }
     std::string setup_error() const override { return error_; }
     nlohmann::json describe() const override {
         nlohmann::json d{{"probe", "task_storage_churn"}};

@@ -58,11 +58,12 @@ inline constexpr KeySpec task_storage_keys[] = {
                 check_hook),
 };
 
-inline constexpr MetricDecl kTaskStorageMetrics[] = {
+inline constexpr MetricDecl kTaskStorageOwnMetrics[] = {
     {"created", "task storages", "higher"},
     {"deleted", "task storages", "higher"},
     {"failed", "task storages", "lower"},
 };
+inline constexpr auto kTaskStorageMetrics = with_probe_cost(kTaskStorageOwnMetrics);
 inline constexpr std::string_view kTaskStorageIdentity[] = {"probe", "function"};
 inline constexpr RecordType task_storage_record = {.type = "probe", .kind = "task_storage_churn",
                                                    .identity = kTaskStorageIdentity, .dimensions = {},

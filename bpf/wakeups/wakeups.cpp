@@ -23,6 +23,7 @@ namespace {
 // The maps both objects have; `owner` destroys the skeleton that holds them.
 struct LoadedSets {
     std::shared_ptr<void> owner;
+    const bpf_object* obj = nullptr;
     bpf_map* threads = nullptr;
     bpf_map* processes = nullptr;
     bpf_map* mms = nullptr;
@@ -47,7 +48,7 @@ bool load_sets(Skel* (*open)(), int (*load)(Skel*), int (*attach)(Skel*), void (
     step.emplace("attach");
     if (int err = attach(skel.get()); err)
         return log.failed(why, "attach", -err);
-    out = {skel, skel->maps.threads, skel->maps.processes, skel->maps.mms, skel->maps.counts};
+    out = {skel, skel->obj, skel->maps.threads, skel->maps.processes, skel->maps.mms, skel->maps.counts};
     return true;
 }
 
@@ -115,6 +116,9 @@ public:
 
     std::string name() const override { return "wakeups"; }
     bool supported() const override { return sets_.owner != nullptr; }
+    std::vector<const bpf_object*> bpf_objects() const override {
+        return sets_.obj ? std::vector<const bpf_object*>{sets_.obj} : std::vector<const bpf_object*>{};
+    }
 
     nlohmann::json describe() const override {
         nlohmann::json d{{"probe", "wakeups"}, {"tasks", user_ ? "user" : "all"}};

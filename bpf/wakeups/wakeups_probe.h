@@ -31,13 +31,14 @@ inline constexpr KeySpec wakeups_keys[] = {
 };
 
 // The mm_cid experiment's figures: distinct tasks woken, and the wake-ups.
-inline constexpr MetricDecl kWakeupsMetrics[] = {
+inline constexpr MetricDecl kWakeupsOwnMetrics[] = {
     {"threads", "threads", "lower", "amean", true},
     {"processes", "processes", "lower", "amean", true},
     {"mms", "mms", "lower", "amean", true},
     {"wakeups", "wake-ups", "lower", "amean", true},
     {"dropped", "wake-ups", "lower"},
 };
+inline constexpr auto kWakeupsMetrics = with_probe_cost(kWakeupsOwnMetrics);
 inline constexpr std::string_view kWakeupsIdentity[] = {"probe"};
 inline constexpr RecordType wakeups_record = {.type = "probe", .kind = "wakeups",
                                               .identity = kWakeupsIdentity, .dimensions = {},

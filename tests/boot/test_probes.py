@@ -41,6 +41,30 @@ def assert_softirq_adds_up(test, s, cpus):
         test.assertLessEqual(s["wait"]["avg"], s["wait"]["max"])
 
 
+BPF_PROBES = {"funclat", "span", "wakeups", "task_storage_churn", "softirq"}
+
+
+def runs_of(cost, program):
+    return sum(p["runs"] for p in cost["programs"] if p["name"] == program)
+
+
+def assert_cost_adds_up(test, probe_record, phase_record, cpus):
+    """A probe record's cost: its totals are its programs', its per-run time and CPU share
+    follow from them and the phase's window, and its metrics are the same numbers."""
+    c = probe_record["cost"]
+    test.assertTrue(c["supported"], c)
+    test.assertEqual(c["method"], "BPF_ENABLE_STATS")
+    test.assertEqual(c["runs"], sum(p["runs"] for p in c["programs"]))
+    test.assertEqual(c["ns"], sum(p["ns"] for p in c["programs"]))
+    if c["runs"]:
+        test.assertAlmostEqual(c["ns_per_run"], c["ns"] / c["runs"], delta=1e-6 * c["ns_per_run"])
+        test.assertEqual(probe_record["metrics"]["cost.ns_per_run"]["value"], c["ns_per_run"])
+    # The cost's window is the probes' own, a few ms around the phase's.
+    share = 100 * c["ns"] / 1e9 / (phase_record["duration_s"] * cpus)
+    test.assertAlmostEqual(c["cpu_pct"], share, delta=0.05 * share + 1e-9)
+    test.assertEqual(probe_record["metrics"]["cost.cpu_pct"]["value"], c["cpu_pct"])
+
+
 class Probes(unittest.TestCase):
     """One boot with every probe on: each reports real counts for the fork phase; the RCU
     seed's task-storage churn on getpgid in a syscall phase; wake-ups of user tasks only, as
@@ -160,6 +184,39 @@ class Probes(unittest.TestCase):
         for v in fork["vectors"]:
             self.assertEqual(fork["metrics"][f"vectors.{v['vector']}.count"]["value"], v["count"])
 
+    def test_each_bpf_probe_says_what_it_cost(self):
+        # The kernel counts each program's runs; checked against what the probes count
+        # themselves: funclat's entry program runs once per call entered and its exit
+        # program once per call timed, span's once per event at each end, the churn's once
+        # per storage created. The stats are read a few ms after the maps are zeroed, and
+        # read: a few calls of 1 worker's forks (and 8 sleepers') fall between.
+        cpus = self.r.one("header")["kernel"]["cpus_online"]
+        costed = [p for p in self.r.records("probe") if p["probe"] in BPF_PROBES]
+        # 4 phases, each with 2 funclat, span, wakeups, the churn and softirq.
+        self.assertEqual(len(costed), 4 * 6, [(p["probe"], p["phase"]) for p in costed])
+        for p in costed:
+            with self.subTest(probe=p["probe"], function=p.get("function"), phase=p["phase"]):
+                assert_cost_adds_up(self, p, phase_record(self.r, p["phase"]), cpus)
+        near = lambda runs, n: self.assertAlmostEqual(runs, n, delta=5 + 0.01 * n)
+        f = probe(self.r, "funclat", "fork", "kernel_clone")
+        near(runs_of(f["cost"], "fentry_entry"), f["entries"])
+        near(runs_of(f["cost"], "fexit_exit"), f["count"])
+        self.assertGreater(runs_of(f["cost"], "btf_switch"), 0)  # subtract=offcpu
+        self.assertEqual(runs_of(f["cost"], "kprobe_entry"), 0)  # not loaded: fentry was
+        s = probe(self.r, "span", "fork")
+        near(runs_of(s["cost"], "fentry_to"), s["count"])
+        t = probe(self.r, "task_storage_churn", "syscall")
+        near(t["cost"]["runs"], t["created"] + t["failed"])
+        self.assertGreater(f["cost"]["cpu_pct"], 0)
+        self.assertLess(f["cost"]["cpu_pct"], 50)
+        # The end record sums each phase over its probes (one round here).
+        totals = self.r.one("end")["overhead"]["probe_cost"]
+        self.assertTrue(totals["supported"], totals)
+        for phase in ("none", "fork", "syscall", "sleep"):
+            mine = [p["cost"] for p in costed if p["phase"] == phase]
+            self.assertEqual(totals["phases"][phase]["runs"], sum(c["runs"] for c in mine), phase)
+            self.assertEqual(totals["phases"][phase]["ns"], sum(c["ns"] for c in mine), phase)
+
     def test_schedstat_deltas(self):
         s = probe(self.r, "schedstat", "fork")
         self.assertTrue(s["supported"], s.get("reason"))
@@ -177,17 +234,24 @@ class Probes(unittest.TestCase):
 
 
 class WakeupsUnderThreads(unittest.TestCase):
-    """The mm_cid thread's @threads/@processes: a thread load wakes many distinct tasks."""
+    """The mm_cid thread's @threads/@processes: a thread load wakes many distinct tasks; and
+    a probe whose cost is not counted says why."""
 
     def test_thread_load_wakes_distinct_threads(self):
+        # With the cost's counting off (probe_cost=0): the record says so, and no cost
+        # metric claims a number.
         r = bootlib.run("initbench.phases=thread", "initbench.duration=1", "initbench.workers=2",
-                        "initbench.thread.threads=8", "initbench.wakeups=1")
+                        "initbench.thread.threads=8", "initbench.wakeups=1", "initbench.probe_cost=0")
         self.assertEqual(r.code, 0, r.stdout + r.stderr)
         w = probe(r, "wakeups", "thread")
         self.assertTrue(w["supported"], w.get("reason"))
         self.assertGreater(w["threads"], 8, w)
         self.assertGreaterEqual(w["processes"], 2, w)
         self.assertGreaterEqual(w["threads"], w["processes"])
+        off = {"supported": False, "reason": "turned off (initbench.probe_cost=0)"}
+        self.assertEqual(w["cost"], off)
+        self.assertFalse([m for m in w["metrics"] if m.startswith("cost.")], w["metrics"])
+        self.assertEqual(r.one("end")["overhead"]["probe_cost"], off)
 
 
 class ProbeFallbacks(unittest.TestCase):
