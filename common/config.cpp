@@ -455,7 +455,9 @@ bool ConfigBuilder::apply_profile(const std::string &name, std::vector<std::stri
     chain.pop_back();
     for (const Setting &s : p.settings)
         apply(s, source, s.key);
-    if (!p.description.empty())
+    // The description is the chosen profile's (or experiment file's) own: one that includes
+    // another without a description of its own is not what the included one describes.
+    if (chain.empty())
         result_.config.description_ = p.description;
     result_.config.profiles_.push_back(name);
     return true;

@@ -72,6 +72,27 @@ const json& header_of(const RunDoc& f) {
     return null;
 }
 
+// The experiment that ran: its profile's (or experiment file's) own description, or else
+// the settings it made that differ from the defaults ("phases=fork duration=1").
+std::string experiment_text(const json& config) {
+    if (std::string d = str(config, "description"); !d.empty())
+        return d;
+    std::string out;
+    const json& sources = at(config, "sources");
+    for (const auto& [key, value] : at(config, "values").items()) {
+        if (str(sources, key.c_str()) == "default" || str(sources, key.c_str()).empty())
+            continue;
+        std::string text;
+        if (value.is_array())
+            for (const auto& v : value)
+                text += (text.empty() ? "" : ",") + (v.is_string() ? v.get<std::string>() : v.dump());
+        else
+            text = value.is_string() ? value.get<std::string>() : value.dump();
+        out += (out.empty() ? "" : " ") + key + "=" + text;
+    }
+    return out;
+}
+
 std::string short_hash(const std::string& h) {
     return h.size() > 16 ? h.substr(0, 12) + "…" : h;
 }
@@ -290,7 +311,7 @@ struct Builder {
                                                            : std::string();
              }},
             {"CPU model", [](const RunDoc& f) { return str(at(header_of(f), "kernel"), "cpu_model"); }},
-            {"experiment", [](const RunDoc& f) { return str(at(header_of(f), "config"), "description"); }},
+            {"experiment", [](const RunDoc& f) { return experiment_text(at(header_of(f), "config")); }},
             {"host kernel", [](const RunDoc& f) { return str(at(f.doc, "host"), "host_kernel"); }},
         };
         html << "<tr><th></th>";

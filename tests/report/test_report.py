@@ -83,6 +83,24 @@ class ReportPage(unittest.TestCase):
         self.assertIn("CPUs utilized", text)
         self.assertIn("not supported: No such file or directory (errno 2)", text)
 
+    def test_experiment_row_is_the_experiment_that_ran(self):
+        # Its description; without one, what it set (never the words of a profile it included).
+        cell = lambda html: re.search(r"<tr><th>experiment</th><td[^>]*>(.*?)</td>", html).group(1)
+        config = self.base["records"][0]["config"]
+        self.assertTrue(config["description"])
+        _, html = report([self.base_path], self.out("described.html"))
+        self.assertEqual(cell(html), config["description"])
+        doc = json.loads(json.dumps(self.base))
+        doc["records"][0]["config"]["description"] = ""
+        _, html = report([write(doc, self.out("plain.json"))], self.out("plain.html"))
+        shown = cell(html)
+        set_keys = [k for k, src in config["sources"].items() if src != "default"]
+        self.assertTrue(set_keys)
+        for key in set_keys:
+            self.assertRegex(shown, rf"(^| ){re.escape(key)}=\S", shown)
+        for key in (k for k, src in config["sources"].items() if src == "default"):
+            self.assertNotRegex(shown, rf"(^| ){re.escape(key)}=")
+
     def test_single_run(self):
         r, html = report([self.base_path], self.out("one.html"))
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -236,6 +236,17 @@ TEST(Config, ProfilesAndPrecedence) {
     EXPECT_EQ(j["sources"]["warmup"], "profile:base");
 }
 
+// The description is the chosen profile's own: one that includes a described profile, and
+// has none itself, has none (the report then shows its settings instead).
+TEST(Config, DescriptionIsTheChosenProfilesOwn) {
+    const Profiles profiles = {{"default", "description = the default set\nphases = fork\n"},
+                               {"mine", "include = default\nphases = cpu\n"},
+                               {"told", "description = cpu only\ninclude = mine\n"}};
+    EXPECT_EQ(parse("", profiles).config.description(), "the default set");
+    EXPECT_EQ(parse("initbench.profile=mine", profiles).config.description(), "");
+    EXPECT_EQ(parse("initbench.profile=told", profiles).config.description(), "cpu only");
+}
+
 TEST(Config, ImplicitDefaultProfileIsApplied) {
     const ConfigResult r = parse("", {{"default", "rounds = 2\n"}});
     EXPECT_TRUE(r.ok());
