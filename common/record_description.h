@@ -17,7 +17,9 @@ struct MetricDecl {
     // "": each entry's own, given by the writer (a perf event's; in versions 1 and 2 the
     // "unit" beside the value, and "count" where that is empty).
     std::string_view unit;
-    std::string_view better; // "higher" | "lower"; "": each entry's own, given by the writer
+    // "higher" | "lower"; "none" for a count, which says how much happened, not how well;
+    // "": each entry's own, given by the writer
+    std::string_view better;
     std::string_view agg = "amean";
     bool headline = false; // a KTAP/LAVA test case of its own (common/summary.cpp)
     // Non-empty: what the last "*" may be (schedstat's fields of the layout it knows).

@@ -52,15 +52,16 @@ inline constexpr KeySpec funclat_keys[] = {
              "take off each call's time preempted (preempt) or switched out (offcpu)"),
 };
 
-// Counts in a window of fixed length: for the calls of a function under a load, more is
-// faster. Latencies, misses and the time switched out: less is better.
+// Counts say how much happened in the window, not whether the kernel did better: compare
+// shows their changes as changes ("none"). Latencies, misses and the time switched out:
+// less is better.
 inline constexpr MetricDecl kFunclatOwnMetrics[] = {
-    {"count", "calls", "higher", "amean", true},
+    {"count", "calls", "none", "amean", true},
     {"avg", "ns", "lower", "amean", true},
     {"max", "ns", "lower", "amean", true},
     {"min", "ns", "lower"},
     {"sum", "ns", "lower"},
-    {"entries", "calls", "higher"},
+    {"entries", "calls", "none"},
     {"missed", "calls", "lower"},
     {"percentiles.p50", "ns", "lower"},
     {"percentiles.p90", "ns", "lower"},

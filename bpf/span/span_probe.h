@@ -40,7 +40,7 @@ inline constexpr KeySpec span_keys[] = {
 };
 
 inline constexpr MetricDecl kSpanOwnMetrics[] = {
-    {"count", "spans", "higher", "amean", true},
+    {"count", "spans", "none", "amean", true},
     {"avg", "ns", "lower", "amean", true},
     {"max", "ns", "lower", "amean", true},
     {"min", "ns", "lower"},

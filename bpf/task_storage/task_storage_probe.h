@@ -59,8 +59,8 @@ inline constexpr KeySpec task_storage_keys[] = {
 };
 
 inline constexpr MetricDecl kTaskStorageOwnMetrics[] = {
-    {"created", "task storages", "higher"},
-    {"deleted", "task storages", "higher"},
+    {"created", "task storages", "none"},
+    {"deleted", "task storages", "none"},
     {"failed", "task storages", "lower"},
 };
 inline constexpr auto kTaskStorageMetrics = with_probe_cost(kTaskStorageOwnMetrics);

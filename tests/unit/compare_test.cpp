@@ -37,6 +37,7 @@ struct Spec {
     double duration = 1;
     V rates = {200, 200, 200};
     double latency_ns = 2500000;
+    double calls = 100; // funclat's count in each round
     json extra_records = json::array();
     // The environment: "" leaves it out, as documents written before it was recorded.
     std::string qemu, image_version, image_commit;
@@ -79,7 +80,7 @@ json make_doc(const Spec& s) {
                            {"supported", true},
                            {"mechanism", "fentry/fexit"},
                            {"unit", "ns"},
-                           {"count", 100},
+                           {"count", s.calls * kJitter[r % kJitter.size()]},
                            {"avg", s.latency_ns * kJitter[r % kJitter.size()]},
                            {"log2", {{1048576, 60}, {2097152, 40}}},
                            {"linear",
@@ -399,6 +400,15 @@ TEST(Compare, DirectionComesFromTheMetric) {
     Report lat = compare_rounds(with_rates(scaled(200), "a"), slow);
     // funclat's avg is declared lower-is-better (bpf/funclat/funclat_probe.h).
     EXPECT_EQ(row(lat, "fork/funclat:kernel_clone/avg")->changes[0].kind, ChangeKind::worse);
+    // Its count has no better direction: twice the calls is a change, neither better nor worse.
+    Spec more = with_rates(scaled(200), "d");
+    more.calls *= 2;
+    const Report counted = compare_rounds(with_rates(scaled(200), "a"), more);
+    const MetricRow* count = row(counted, "fork/funclat:kernel_clone/count");
+    ASSERT_TRUE(count);
+    EXPECT_EQ(count->better, Better::unknown);
+    EXPECT_TRUE(count->changes[0].significant);
+    EXPECT_EQ(count->changes[0].kind, ChangeKind::changed);
 }
 
 TEST(Compare, BigButNoisyChangeIsNotSignificant) {

@@ -65,7 +65,7 @@ TEST(RecordBuilder, WritesDeclaredMetricsWithTheirUnitBetterAndAgg) {
     b.field("count", 3);
     b.metric("percentiles.p50", 10.5);
     EXPECT_EQ(r["count"], 3);
-    EXPECT_EQ(r["metrics"]["count"], (json{{"value", 3}, {"unit", "calls"}, {"better", "higher"}, {"agg", "amean"}}));
+    EXPECT_EQ(r["metrics"]["count"], (json{{"value", 3}, {"unit", "calls"}, {"better", "none"}, {"agg", "amean"}}));
     EXPECT_EQ(r["metrics"]["percentiles.p50"]["unit"], "ns");
     EXPECT_FALSE(r.contains("undeclared_metrics"));
 }
@@ -190,7 +190,8 @@ TEST(RecordTypes, DeclarationsAreWellFormed) {
         for (const MetricDecl& m : t.metrics) {
             EXPECT_TRUE(m.agg == "amean" || m.agg == "hmean" || m.agg == "gmean") << m.name;
             const bool per_entry = m.name.find('*') != std::string_view::npos;
-            EXPECT_TRUE(m.better == "higher" || m.better == "lower" || (per_entry && m.better.empty()))
+            EXPECT_TRUE(m.better == "higher" || m.better == "lower" || m.better == "none" ||
+                        (per_entry && m.better.empty()))
                 << m.name;
             EXPECT_TRUE(!m.unit.empty() || per_entry) << m.name;
         }

@@ -261,7 +261,7 @@ class RefusesWhatTheGuestNeverWrites(unittest.TestCase):
         RecordTypes.AgreeWithTheSchemas checks every declaration against these schemas)."""
         r = copy.deepcopy(FUNCLAT)
         r["v"] = 3
-        r["metrics"] = {"count": {"value": 3, "unit": "calls", "better": "higher", "agg": "amean"},
+        r["metrics"] = {"count": {"value": 3, "unit": "calls", "better": "none", "agg": "amean"},
                         "avg": {"value": 10.0, "unit": "ns", "better": "lower", "agg": "amean"}}
         schema_check.validate_record(r)
         kthread = {"v": 3, "type": "probe", "probe": "kthread", "phase": "fork", "round": 0, "supported": True,
