@@ -77,10 +77,9 @@ int run_compare(const CompareCli& cli) {
     // The gate: with rules, a failed run is not refused but fails it, and says why.
     const bool gate = !rules.empty() && !cli.allow_missing;
     std::vector<Side> sides;
+    const std::vector<std::string> labels = cli.labels.empty() ? side_labels(cli.sides) : cli.labels;
     for (size_t i = 0; i < cli.sides.size(); i++) {
-        std::string label =
-            cli.labels.empty() ? side_label(cli.sides[i], i, cli.sides.size()) : cli.labels[i];
-        auto side = load_side(cli.sides[i], label, gate);
+        auto side = load_side(cli.sides[i], labels[i], gate);
         if (!side) {
             std::fprintf(stderr, "initbench compare: refused: %s\n",
                          side.error().message().c_str());
@@ -88,11 +87,6 @@ int run_compare(const CompareCli& cli) {
         }
         sides.push_back(std::move(side.value()));
     }
-    // Two sides named alike (files of the same name in two directories) need telling apart.
-    for (size_t i = 0; i < sides.size(); i++)
-        for (size_t j = 0; j < i; j++)
-            if (sides[i].label == sides[j].label)
-                sides[i].label += "#" + std::to_string(i + 1);
     const std::vector<std::string> gate_failures = gate ? failed_runs(sides) : std::vector<std::string>{};
     for (auto& side : sides)
         std::erase_if(side.runs, [](const RunFile& r) { return !r.failure.empty(); });

@@ -232,6 +232,9 @@ std::vector<std::string> failed_runs(const std::vector<Side>& sides);
 // that a record's metrics are listed under ("fork", "fork/funclat:kernel_clone").
 Result<std::vector<std::string>> side_files(const std::string& arg);
 std::string side_label(const std::string& arg, size_t index, size_t count);
+// Every side's label: side_label's, and for sides so named alike the shortest distinct end
+// of their paths ("gen/r1", "cloud/r1"); a path given twice gets "#N" the second time.
+std::vector<std::string> side_labels(const std::vector<std::string>& args);
 std::string metric_group(const nlohmann::json& record);
 
 } // namespace initbench

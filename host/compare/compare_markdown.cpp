@@ -24,7 +24,7 @@ std::string md_escape(const std::string& s) {
 std::string render_markdown(const Report& report) {
     std::ostringstream out;
     out << "**initbench compare** — " << md_escape(method_sentence(report.options)) << "; clock "
-        << report.clock << "; " << unit_sentence(report.unit) << "\n\n";
+        << md_escape(clock_sentence(report.clock, report.clock_detail)) << "; " << unit_sentence(report.unit) << "\n\n";
     for (const auto& s : report.sides)
         out << "- **" << md_escape(s.label) << "**: " << s.files.size() << " run(s), kernel "
             << md_escape(s.kernel_release) << " build-id `" << s.build_id.substr(0, 12) << "`\n";
@@ -45,12 +45,19 @@ std::string render_markdown(const Report& report) {
     for (size_t i = 0; i < report.sides.size(); i++)
         out << "---:|" << (i ? "---:|" : "");
     out << "\n";
+    std::string zeros;
     for (const auto& m : report.metrics) {
-        out << "| " << md_escape(m.id) << " | " << md_escape(m.unit) << " | "
+        if (zero_everywhere(m)) {
+            zeros += (zeros.empty() ? "" : ", ") + ("`" + m.id + "`");
+            continue;
+        }
+        ValueFormat fmt = value_format(m);
+        fmt.with_unit = false; // the unit column says it
+        out << "| " << md_escape(m.id) << " | " << md_escape(fmt.unit) << " | "
             << stats::agg_label(m.agg) << " |";
         for (size_t i = 0; i < m.sides.size(); i++) {
             const auto& s = m.sides[i].summary;
-            out << " " << (s ? value_text(s->mean) + " ± " + value_text(s->stddev) : "-") << " |";
+            out << " " << (s ? fmt(s->mean) + " ± " + fmt(s->stddev) : "-") << " |";
             if (i) {
                 const Change& c = m.changes[i - 1];
                 std::string pct = c.pct ? format_number(*c.pct, "%+.2f%%") : "n/a";
@@ -65,6 +72,8 @@ std::string render_markdown(const Report& report) {
         }
         out << "\n";
     }
+    if (!zeros.empty())
+        out << "\n0 in every sample on every side: " << zeros << "\n";
     const auto undecided = undecided_lines(report);
     for (size_t i = 0; i < undecided.size(); i++)
         out << (i ? "" : "\nUndecided:\n\n") << "- " << md_escape(undecided[i]) << "\n";

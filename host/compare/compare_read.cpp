@@ -155,6 +155,16 @@ Result<std::vector<std::string>> side_files(const std::string& arg) {
     return paths;
 }
 
+namespace {
+// The last `depth` components of a path given last first, as a path: "gen/r1".
+std::string join_tail(const std::vector<std::string>& tail, size_t depth) {
+    std::string out;
+    for (size_t k = std::min(depth, tail.size()); k-- > 0;)
+        out += (out.empty() ? "" : "/") + tail[k];
+    return out;
+}
+} // namespace
+
 std::string side_label(const std::string& arg, size_t index, size_t count) {
     if (arg.find(',') == std::string::npos) {
         std::string stem = fs::path(arg).filename().string();
@@ -168,6 +178,45 @@ std::string side_label(const std::string& arg, size_t index, size_t count) {
     if (index == 0)
         return "base";
     return count == 2 ? "new" : "new" + std::to_string(index);
+}
+
+std::vector<std::string> side_labels(const std::vector<std::string>& args) {
+    const size_t n = args.size();
+    std::vector<std::string> labels(n);
+    std::vector<std::vector<std::string>> tails(n); // each path's components, last first
+    for (size_t i = 0; i < n; i++) {
+        labels[i] = side_label(args[i], i, n);
+        if (args[i].find(',') != std::string::npos)
+            continue;
+        for (fs::path p = fs::path(args[i]).lexically_normal(); !p.empty() && p != p.root_path();
+             p = p.parent_path())
+            if (!p.filename().empty())
+                tails[i].push_back(p.filename().string());
+        if (!tails[i].empty() && tails[i][0].size() > 5 && tails[i][0].ends_with(".json"))
+            tails[i][0].resize(tails[i][0].size() - 5);
+    }
+    auto alike = [&](size_t i) {
+        for (size_t j = 0; j < n; j++)
+            if (j != i && labels[j] == labels[i])
+                return true;
+        return false;
+    };
+    // One more directory at a time for the sides still alike, while their paths have one.
+    for (size_t depth = 2;; depth++) {
+        std::vector<size_t> longer;
+        for (size_t i = 0; i < n; i++)
+            if (alike(i) && tails[i].size() >= depth && labels[i] == join_tail(tails[i], depth - 1))
+                longer.push_back(i);
+        if (longer.empty())
+            break;
+        for (size_t i : longer)
+            labels[i] = join_tail(tails[i], depth);
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (labels[i] == labels[j])
+                labels[i] += "#" + std::to_string(i + 1);
+    return labels;
 }
 
 Result<Side> load_side(const std::string& arg, const std::string& label, bool keep_failed) {

@@ -2,6 +2,8 @@
 
 #include "common/text.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace initbench {
@@ -11,6 +13,50 @@ std::string value_text(double x) {
     if (x == 0 || std::fabs(x) >= 0.01)
         return format_number(x, "%.2f");
     return format_number(x, "%.3g");
+}
+
+ValueFormat value_format(const MetricRow& m) {
+    ValueFormat f;
+    f.unit = m.unit;
+    if (m.unit != "ns")
+        return f;
+    double largest = 0;
+    for (const auto& s : m.sides)
+        if (s.summary)
+            largest = std::max(largest, std::fabs(s.summary->mean));
+    static const std::pair<double, const char*> kScales[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}};
+    for (const auto& [divisor, unit] : kScales)
+        if (largest >= divisor || divisor == 1) {
+            f.divisor = divisor;
+            f.unit = unit;
+            break;
+        }
+    f.with_unit = true;
+    return f;
+}
+
+bool zero_everywhere(const MetricRow& m) {
+    bool any = false;
+    for (const auto& s : m.sides) {
+        if (!s.summary)
+            continue;
+        if (s.summary->min != 0 || s.summary->max != 0)
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+std::string clock_sentence(const std::string& clock, const std::string& detail) {
+    if (detail.empty())
+        return clock;
+    // -icount shift=N: every instruction advances the guest's clocks by 2^N ns.
+    std::string out = clock + " (-icount " + detail;
+    const size_t at = detail.find("shift=");
+    if (at != std::string::npos && std::isdigit(static_cast<unsigned char>(detail[at + 6])))
+        out += ": guest time counts instructions, " +
+               std::to_string(1L << std::min(std::stoi(detail.substr(at + 6)), 30)) + " ns each";
+    return out + ")";
 }
 
 std::string method_name(Method m) {

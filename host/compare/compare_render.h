@@ -12,6 +12,23 @@ namespace initbench::compare_render {
 
 // A statistic's value: 2 decimals, or 3 significant digits below 0.01.
 std::string value_text(double x);
+// How a metric's values are shown to people: a time in ns at the scale of the largest of its
+// means (2783826.8 ns -> "2.78 ms", each value with its unit); other units as value_text.
+struct ValueFormat {
+    double divisor = 1;
+    std::string unit;         // the unit the values are shown in: "ms", or the metric's own
+    bool with_unit = false;   // each value carries its unit
+    std::string operator()(double x) const {
+        return value_text(x / divisor) + (with_unit ? " " + unit : "");
+    }
+};
+ValueFormat value_format(const MetricRow& m);
+// A metric that is 0 in every sample of every side (funclat's `missed` on a good run): the
+// text and Markdown tables list it once below instead of as a row of zeros and "n/a".
+bool zero_everywhere(const MetricRow& m);
+// "icount (-icount shift=4,align=off,sleep=off: guest time counts instructions, 16 ns each)",
+// or the clock's name.
+std::string clock_sentence(const std::string& clock, const std::string& detail);
 // --method's names; the first is the default.
 inline constexpr Named<Method> kMethodNames[] = {
     {Method::welch, "welch"}, {Method::lkp, "lkp"}, {Method::threshold, "threshold"}};

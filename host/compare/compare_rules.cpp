@@ -24,8 +24,10 @@ Result<FailRule> parse_fail_rule(std::string_view text) {
     return rule;
 }
 
+// On the id, '*' stops at '/' (FNM_PATHNAME): "fork/*" is the fork phase's own metrics, as
+// users mean it, and "fork/*/*" its probes' too. A bare name matches in any group.
 bool metric_matches(const std::string& pattern, const std::string& id, const std::string& name) {
-    return ::fnmatch(pattern.c_str(), id.c_str(), 0) == 0 ||
+    return ::fnmatch(pattern.c_str(), id.c_str(), FNM_PATHNAME) == 0 ||
            ::fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
 }
 

@@ -93,11 +93,14 @@ void text_metrics(const Report& report, const RenderOptions& ro, Table& t) {
     t.row(head);
     std::string group;
     for (const auto& m : report.metrics) {
+        if (zero_everywhere(m))
+            continue;
         if (m.group != group) {
             group = m.group;
             t.heading("");
             t.heading(group);
         }
+        const ValueFormat fmt = value_format(m);
         auto line = [&](std::string stat, auto cell) {
             std::vector<Table::Cell> cells = {{stat}, {m.name}};
             for (size_t i = 0; i < m.sides.size(); i++) {
@@ -123,16 +126,16 @@ void text_metrics(const Report& report, const RenderOptions& ro, Table& t) {
         };
         line(std::string(stats::agg_label(m.agg)), [&](size_t i) -> Pair {
             const auto& s = m.sides[i].summary;
-            return {Table::Cell{s ? value_text(s->mean) : "-"}, change_cell(i)};
+            return {Table::Cell{s ? fmt(s->mean) : "-"}, change_cell(i)};
         });
-        line("Stddev", stat([](const stats::Summary& s) { return value_text(s.stddev); }));
+        line("Stddev", stat([&fmt](const stats::Summary& s) { return fmt(s.stddev); }));
         line("CoeffVar", stat([](const stats::Summary& s) {
                  return s.cov ? format_number(*s.cov * 100, "%.2f%%") : std::string("-");
              }));
         if (!ro.details)
             continue;
-        line("Min", stat([](const stats::Summary& s) { return value_text(s.min); }));
-        line("Max", stat([](const stats::Summary& s) { return value_text(s.max); }));
+        line("Min", stat([&fmt](const stats::Summary& s) { return fmt(s.min); }));
+        line("Max", stat([&fmt](const stats::Summary& s) { return fmt(s.max); }));
         line("Samples", stat([](const stats::Summary& s) { return std::to_string(s.n); }));
         line("p", [&](size_t i) -> Pair {
             if (i == 0)
@@ -186,8 +189,8 @@ std::string text_histograms(const Report& report, bool unicode, bool colour) {
 
 std::string header_text(const Report& report) {
     std::string out =
-        "initbench compare: " + method_sentence(report.options) + "\nclock: " + report.clock +
-        (report.clock_detail.empty() ? "" : " (-icount " + report.clock_detail + ")") + "; " +
+        "initbench compare: " + method_sentence(report.options) + "\nclock: " +
+        clock_sentence(report.clock, report.clock_detail) + "; " +
         unit_sentence(report.unit) + "\n";
     for (const auto& s : report.sides) {
         std::string files;
@@ -217,11 +220,18 @@ std::string render_text(const Report& report, const RenderOptions& ro) {
     std::string units;
     std::set<std::string> seen;
     for (const auto& m : report.metrics)
-        if (auto note = unit_note(m.unit, m.better);
-            !note.empty() && seen.insert(m.name + note).second)
+        // A time's unit is on each of its values; a metric 0 everywhere is listed below.
+        if (auto note = unit_note(value_format(m).with_unit ? "" : m.unit, m.better);
+            !zero_everywhere(m) && !note.empty() && seen.insert(m.name + note).second)
             units += "  " + m.name + note + "\n";
     if (!units.empty())
         out += "\nunits:\n" + units;
+    std::string zeros;
+    for (const auto& m : report.metrics)
+        if (zero_everywhere(m))
+            zeros += (zeros.empty() ? "" : ", ") + m.id;
+    if (!zeros.empty())
+        out += "\n0 in every sample on every side: " + zeros + "\n";
     std::string undecided;
     for (const auto& line : undecided_lines(report))
         undecided += "  " + line + "\n";

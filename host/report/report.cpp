@@ -122,16 +122,14 @@ Result<std::vector<PageSide>> load_sides(const std::vector<std::string>& args,
     if (!labels.empty() && labels.size() != args.size())
         return Error{std::to_string(labels.size()) + " labels for " + std::to_string(args.size()) + " sides"};
     std::vector<PageSide> sides;
+    const std::vector<std::string> named = labels.empty() ? side_labels(args) : labels;
     for (size_t i = 0; i < args.size(); i++) {
         auto paths = side_files(args[i]);
         if (!paths)
             return paths.error();
-        PageSide side{labels.empty() ? side_label(args[i], i, args.size()) : labels[i], {}};
+        PageSide side{named[i], {}};
         for (const auto& p : paths.value())
             side.files.push_back(read_doc(p));
-        for (const auto& earlier : sides) // files of the same name in two directories
-            if (earlier.label == side.label)
-                side.label += "#" + std::to_string(i + 1);
         sides.push_back(std::move(side));
     }
     return sides;

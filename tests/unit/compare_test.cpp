@@ -563,6 +563,55 @@ TEST(Sequential, ChosenMetricsAndWhenTheyAreDecided) {
     EXPECT_FALSE(chosen_verdicts(noisy, {"ops_per_s"}).decided());
 }
 
+// Sides are named by their files; two files of one name by the shortest distinct end of
+// their paths, not "r1" and "r1#2".
+TEST(SideLabels, ShortestDistinctPath) {
+    using L = std::vector<std::string>;
+    EXPECT_EQ(side_labels({"out/base.json", "out/patched.json"}), (L{"base", "patched"}));
+    EXPECT_EQ(side_labels({"gen/r1.json", "cloud/r1.json"}), (L{"gen/r1", "cloud/r1"}));
+    EXPECT_EQ(side_labels({"a/x/r1.json", "b/x/r1.json", "c/r2.json"}), (L{"a/x/r1", "b/x/r1", "r2"}));
+    EXPECT_EQ(side_labels({"r1.json", "../old/r1.json"}), (L{"r1", "old/r1"}));
+    EXPECT_EQ(side_labels({"runs/", "other/runs"}), (L{"runs", "other/runs"}));
+    EXPECT_EQ(side_labels({"same/r1.json", "same/r1.json"}), (L{"same/r1", "same/r1#2"}));
+    EXPECT_EQ(side_labels({"a.json,b.json", "c.json,d.json"}), (L{"base", "new"}));
+}
+
+// Text and Markdown for people: a time at its scale with its unit (funclat's avg of
+// 2 500 000 ns is "2.50 ms"), a metric that is 0 everywhere listed once instead of as a row,
+// and the instruction-counting clock named where the times are.
+TEST(Compare, TextShowsTimesInTheirUnitAndZerosOnce) {
+    Spec a = with_rates(scaled(200), "a");
+    for (int r = 0; r < 5; r++)
+        a.extra_records.push_back({{"v", 3}, {"type", "probe"}, {"phase", "fork"}, {"round", r},
+                                   {"probe", "wakeups"}, {"supported", true}, {"mechanism", "tp_btf/sched_wakeup"},
+                                   {"dropped", 0},
+                                   {"metrics", {{"dropped", {{"value", 0}, {"unit", "wake-ups"},
+                                                             {"better", "lower"}, {"agg", "amean"}}}}}});
+    a.clock = "icount";
+    Spec b = a;
+    b.run_id = "00000000000000000000000000000002";
+    const Report r = compare_rounds(a, b);
+    const std::string text = render(r, {Format::text, false});
+    EXPECT_NE(text.find("Amean     avg           2.50 ms"), std::string::npos) << text;
+    EXPECT_EQ(text.find("2500000"), std::string::npos) << text;
+    EXPECT_EQ(text.find("dropped "), std::string::npos) << "a row of zeros:\n" << text;
+    EXPECT_NE(text.find("0 in every sample on every side: fork/wakeups/dropped"), std::string::npos) << text;
+    EXPECT_NE(text.find("guest time counts instructions, 16 ns each"), std::string::npos) << text;
+    const std::string md = render(r, {Format::markdown, false});
+    EXPECT_NE(md.find("| fork/funclat:kernel\\_clone/avg | ms | Amean | 2.50 ± "), std::string::npos) << md;
+    EXPECT_NE(md.find("guest time counts instructions, 16 ns each"), std::string::npos) << md;
+}
+
+// A phase's glob is its own metrics; its probes' need another segment.
+TEST(MetricGlob, StarStopsAtASlashInTheId) {
+    EXPECT_TRUE(metric_matches("hackbench/*", "hackbench/result", "result"));
+    EXPECT_FALSE(metric_matches("hackbench/*", "hackbench/funclat:kernel_clone/avg", "avg"));
+    EXPECT_TRUE(metric_matches("hackbench/*/*", "hackbench/funclat:kernel_clone/avg", "avg"));
+    EXPECT_TRUE(metric_matches("*/funclat:*/avg", "fork/funclat:kernel_clone/avg", "avg"));
+    EXPECT_TRUE(metric_matches("avg", "fork/funclat:kernel_clone/avg", "avg"));
+    EXPECT_TRUE(metric_matches("*", "fork/funclat:kernel_clone/avg", "avg")); // every name
+}
+
 TEST(Compare, PoolsFilesOfASide) {
     auto r = compare_sides(
         {Side{"base",
