@@ -254,6 +254,21 @@ HistRow histogram_row(const HistSeries& meta, const std::vector<Extracted>& foun
     return row;
 }
 
+// A linear histogram whose every count is below or above its buckets on every side (funclat's
+// default 0-1000 us under TCG, where a fork takes milliseconds) shows nothing.
+bool outside_its_range(const HistSeries& meta, const HistRow& row) {
+    if (!meta.shape.starts_with("linear") || row.labels.size() < 3)
+        return false;
+    double inside = 0, all = 0;
+    for (const auto& counts : row.counts)
+        for (size_t i = 0; i < counts.size(); i++) {
+            all += counts[i];
+            if (i > 0 && i + 1 < counts.size())
+                inside += counts[i];
+        }
+    return all > 0 && inside == 0;
+}
+
 // What one sample is, and whether changes get a verdict at all.
 void choose_samples(const std::vector<Side>& sides, const std::vector<Extracted>& found,
                     Report& report) {
@@ -302,9 +317,18 @@ Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOption
         for (const auto& s : e.metrics)
             if (listed.insert("m" + s.id).second)
                 report.metrics.push_back(metric_row(s, found, report));
-        for (const auto& h : e.histograms)
-            if (listed.insert("h" + h.id).second)
-                report.histograms.push_back(histogram_row(h, found, report));
+        for (const auto& h : e.histograms) {
+            if (!listed.insert("h" + h.id).second)
+                continue;
+            HistRow row = histogram_row(h, found, report);
+            if (outside_its_range(h, row)) {
+                report.warnings.push_back(h.id + ": every count is outside its buckets (" + row.labels.front() +
+                                          ", " + row.labels.back() + ") on every side, so it is not shown; the " +
+                                          "log2 histogram has them (funclat: initbench.funclat.hist sets the range)");
+                continue;
+            }
+            report.histograms.push_back(std::move(row));
+        }
     }
     return report;
 }

@@ -38,6 +38,7 @@ struct Spec {
     V rates = {200, 200, 200};
     double latency_ns = 2500000;
     double calls = 100; // funclat's count in each round
+    bool calls_over_range = false; // funclat's linear histogram: every call above its buckets
     json extra_records = json::array();
     // The environment: "" leaves it out, as documents written before it was recorded.
     std::string qemu, image_version, image_commit;
@@ -89,8 +90,8 @@ json make_doc(const Spec& s) {
                              {"step", 5},
                              {"max", 10},
                              {"under", 0},
-                             {"over", 1},
-                             {"buckets", {50, 49}}}}});
+                             {"over", s.calls_over_range ? 100 : 1},
+                             {"buckets", s.calls_over_range ? json{0, 0} : json{50, 49}}}}});
     }
     for (const auto& r : s.extra_records)
         records.push_back(r);
@@ -600,6 +601,25 @@ TEST(Compare, TextShowsTimesInTheirUnitAndZerosOnce) {
     const std::string md = render(r, {Format::markdown, false});
     EXPECT_NE(md.find("| fork/funclat:kernel\\_clone/avg | ms | Amean | 2.50 ± "), std::string::npos) << md;
     EXPECT_NE(md.find("guest time counts instructions, 16 ns each"), std::string::npos) << md;
+}
+
+bool has_warning(const Report& r, const std::string& part);
+
+// A linear histogram with nothing inside its buckets on any side is not shown; a warning
+// says where the counts are and how to set the range.
+TEST(Compare, LinearHistogramOutsideItsRangeIsAWarning) {
+    Spec a = with_rates(scaled(200), "a"), b = with_rates(scaled(200), "b");
+    a.calls_over_range = b.calls_over_range = true;
+    const Report r = compare_rounds(a, b);
+    std::vector<std::string> ids;
+    for (const auto& h : r.histograms)
+        ids.push_back(h.id);
+    EXPECT_EQ(ids, (std::vector<std::string>{"fork/funclat:kernel_clone/log2"}));
+    EXPECT_TRUE(has_warning(r, "fork/funclat:kernel_clone/linear: every count is outside its buckets (<0, >=10)"));
+    EXPECT_TRUE(has_warning(r, "initbench.funclat.hist"));
+    // One side with calls inside: shown.
+    b.calls_over_range = false;
+    EXPECT_EQ(compare_rounds(a, b).histograms.size(), 2u);
 }
 
 // A phase's glob is its own metrics; its probes' need another segment.
