@@ -53,6 +53,11 @@ std::optional<double> find_metric(std::string_view output, const std::string& re
 // {clients} without load.NAME.clients or the other way round, `...` out of place.
 std::vector<std::pair<std::string, std::string>> external_load_conflicts(const Config& config);
 
+// The PATH the init gives every program it runs (commands, loads, the background command):
+// where a bare program name is found, in the guest and by pack's check on the host.
+#define INITBENCH_GUEST_PATH "/payload/bin:/payload:/bin:/sbin:/usr/bin:/usr/sbin"
+inline constexpr const char* kGuestPath = INITBENCH_GUEST_PATH;
+
 // Whether /proc/net/tcp or tcp6 text has a socket listening on `port`.
 bool tcp_listening(std::string_view proc_net_tcp, unsigned port);
 

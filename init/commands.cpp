@@ -1,5 +1,6 @@
 #include "init/commands.h"
 
+#include "common/external_load.h"
 #include "common/perf_events.h"
 #include "common/record_types.h"
 #include "common/text.h"
@@ -21,7 +22,7 @@ namespace {
 
 constexpr const char* kOutputPath = "/tmp/initbench-command.out";
 constexpr size_t kOutputTail = 2048; // bytes of the last run's output kept in the record
-constexpr const char* kPath = "PATH=/payload/bin:/payload:/bin:/sbin:/usr/bin:/usr/sbin";
+constexpr const char* kPath = "PATH=" INITBENCH_GUEST_PATH;
 
 // Every run's counts of every event, for the record: per-run values, mean and spread.
 class RunSeries {

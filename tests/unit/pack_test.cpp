@@ -104,6 +104,44 @@ TEST(Pack, ExperimentFileIncludesAreResolvedInTheBaseImage) {
     EXPECT_NE(broken[0].find("profile:broken line 1: rounds=many"), std::string::npos) << broken[0];
 }
 
+// A load whose program the image would not have is refused at pack time, not found one boot
+// later: a bare name along the init's PATH (busybox's applets are links in /bin), a path as
+// it is, in the base image or among what the pack adds.
+TEST(Pack, ProgramsTheExperimentStartsMustBeInTheImage) {
+    TempDir t;
+    const auto base = t.path / "base.cpio.gz";
+    write_cpio_gz({{CpioEntry::Kind::dir, "bin", 0755, "", 0, 0, {}},
+                   {CpioEntry::Kind::file, "bin/busybox", 0755, "", 0, 0, "ELF"},
+                   {CpioEntry::Kind::symlink, "bin/sh", 0777, "busybox", 0, 0, {}}},
+                  base.string());
+    const std::vector<CpioEntry> added = {{CpioEntry::Kind::file, "payload/bin/hackbench", 0755, "", 0, 0, "x"}};
+    EXPECT_EQ(missing_programs("load.a = sh -c 'echo 1'\nload.b = hackbench -g 2\n"
+                               "load.b.setup = /payload/bin/hackbench\ncmd = /bin/sh\n",
+                               base.string(), added),
+              std::vector<std::string>{});
+    auto missing = missing_programs("load.hb = hackbnech -g 2 -l {workers}\nbackground = /payload/x/run.sh\n",
+                                    base.string(), added);
+    ASSERT_EQ(missing.size(), 2u);
+    EXPECT_NE(missing[0].find("load.hb=hackbnech -g 2 -l {workers}: hackbnech is not in the image (nor along PATH "
+                              "/payload/bin:"),
+              std::string::npos) << missing[0];
+    EXPECT_NE(missing[0].find("did you mean 'hackbench'?"), std::string::npos) << missing[0];
+    EXPECT_EQ(missing[1], "background=/payload/x/run.sh: /payload/x/run.sh is not in the image; pack it with "
+                          "--program or --add");
+    // pack refuses such a file and writes nothing.
+    const auto conf = t.file("e.conf", "load.hb = hackbnech\nphases = hb\n");
+    const auto out = t.path / "out.cpio.gz";
+    try {
+        pack_image(base.string(), {}, conf.string(), out.string());
+        ADD_FAILURE() << "packed";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("hackbnech is not in the image"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(std::filesystem::exists(out));
+    EXPECT_TRUE(missing_programs("load.x = nosuch\n", (t.path / "none.cpio.gz").string(), {}).empty())
+        << "an image that cannot be read is not judged";
+}
+
 TEST(Pack, AppendsAGzipMemberAndKeepsTheBaseBytes) {
     TempDir t;
     const auto base = t.path / "base.cpio.gz";
