@@ -4,6 +4,7 @@
 #include "host/report/report_html.h"
 
 #include "common/text.h"
+#include "host/compare/compare_render.h"
 #include "host/report/report_plots.h"
 
 #include <cmath>
@@ -160,7 +161,8 @@ struct Builder {
         html << "</p>\n";
         if (page.stats.is_object())
             html << "<p class=\"method\">" << esc(str(page.stats, "method_text")) << "; clock "
-                 << esc(str(page.stats, "clock")) << "; one sample per " << esc(str(page.stats, "unit"))
+                 << esc(compare_render::clock_sentence(str(page.stats, "clock"), str(page.stats, "clock_detail")))
+                 << "; one sample per " << esc(str(page.stats, "unit"))
                  << (page.sides.size() > 1 ? "; the first side is the base" : "") << ".</p>\n";
     }
 

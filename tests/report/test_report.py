@@ -101,6 +101,14 @@ class ReportPage(unittest.TestCase):
         for key in (k for k, src in config["sources"].items() if src == "default"):
             self.assertNotRegex(shown, rf"(^| ){re.escape(key)}=")
 
+    def test_icount_clock_says_what_time_is(self):
+        doc = json.loads(json.dumps(self.base))
+        doc["host"]["clock"] = "icount"
+        doc["host"]["qemu_argv"] += ["-icount", "shift=4,align=off,sleep=off"]
+        _, html = report([write(doc, self.out("icount.json"))], self.out("icount.html"))
+        self.assertIn("clock icount (-icount shift=4,align=off,sleep=off: guest time counts instructions, "
+                      "16 ns each)", html)
+
     def test_single_run(self):
         r, html = report([self.base_path], self.out("one.html"))
         self.assertEqual(r.returncode, 0, r.stderr)
