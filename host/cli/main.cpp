@@ -149,9 +149,12 @@ int main(int argc, char** argv) {
 
     try {
         if (*cmd_parse) {
-            std::ifstream in(parse_log_path, std::ios::binary);
-            std::string text{std::istreambuf_iterator<char>(in), {}};
-            initbench::ParsedLog log = initbench::parse_log(text);
+            auto parsed = initbench::parse_log_file(parse_log_path);
+            if (!parsed) {
+                std::fprintf(stderr, "initbench parse: %s\n", parsed.error().message().c_str());
+                return initbench::kExitUsage;
+            }
+            initbench::ParsedLog& log = parsed.value();
             initbench::Verdict verdict = initbench::judge(log, std::nullopt);
             return write_outputs(log, verdict, {{"source", parse_log_path}}, initbench::parse_environment(),
                                  out_path, quiet, format);

@@ -7,6 +7,8 @@
 #include "host/results/lava_log.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <fstream>
 #include <map>
 #include <unordered_map>
 
@@ -373,7 +375,12 @@ void LogParser::end_line() {
 }
 
 void LogParser::process(std::string_view raw) {
-    const std::string line = clean_line(raw);
+    // Most lines of a flood need no cleaning: no copy of them then.
+    std::string cleaned;
+    const bool dirty = raw.find_first_of(std::string_view("\x1b\r\0", 3)) != std::string_view::npos;
+    if (dirty)
+        cleaned = clean_line(raw);
+    const std::string_view line = dirty ? std::string_view(cleaned) : raw;
     auto lava = parse_lava_line(line);
     if (!lava)
         return console_line(line);
@@ -672,6 +679,20 @@ json ParsedLog::summary_json() const {
 ParsedLog parse_log(std::string_view whole) {
     LogParser parser;
     parser.feed(whole);
+    parser.finish();
+    return parser.result();
+}
+
+Result<ParsedLog> parse_log_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return Error{"cannot read " + path, errno};
+    LogParser parser;
+    std::string piece(1 << 20, '\0');
+    while (in.read(piece.data(), static_cast<std::streamsize>(piece.size())) || in.gcount() > 0)
+        parser.feed(std::string_view(piece.data(), static_cast<size_t>(in.gcount())));
+    if (in.bad())
+        return Error{"reading " + path, errno};
     parser.finish();
     return parser.result();
 }

@@ -4,6 +4,8 @@
 // damage, and the verdict. Never throws out of its API and bounds memory per line: its
 // input is whatever came off a wire.
 
+#include "common/result.h"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -139,5 +141,8 @@ private:
 
 // Convenience: feed + finish.
 ParsedLog parse_log(std::string_view whole);
+// The same, read from a file a piece at a time: a console flood of any size is parsed in
+// the memory of its records, not of its bytes. An unreadable file is an error.
+Result<ParsedLog> parse_log_file(const std::string& path);
 
 } // namespace initbench

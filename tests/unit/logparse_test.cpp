@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "common/crc32.h"
@@ -67,6 +69,30 @@ TEST(LogParser, ChunkingDoesNotMatter) {
     EXPECT_EQ(p.result().status, LogStatus::complete);
     EXPECT_EQ(p.result().records.size(), 5u);
     EXPECT_EQ(p.result().summary_json(), parse_log(text).summary_json());
+}
+
+// A flood read from a file a MiB at a time: records across the pieces' edges, a kernel
+// WARN in the chatter, and the same result as the whole text at once.
+TEST(LogParser, FileReadInPiecesGivesTheSameResult) {
+    std::string text;
+    const std::string chatter(200, 'x');
+    for (const auto &line : run_lines(40)) {
+        for (int i = 0; i < 500; i++) // about 100 KB before each record
+            text += "[ 1.0] " + chatter + "\n";
+        text += line;
+    }
+    text.insert(text.size() / 2, "[ 2.0] WARNING: CPU: 0 PID: 1 at mm/x.c:1 f+0x1/0x2\n");
+    ASSERT_GT(text.size(), 3u << 20);
+    const auto path = std::filesystem::temp_directory_path() / "initbench-logparse-pieces.log";
+    std::ofstream(path, std::ios::binary) << text;
+    auto from_file = parse_log_file(path.string());
+    std::filesystem::remove(path);
+    ASSERT_TRUE(from_file.ok());
+    EXPECT_EQ(from_file.value().status, LogStatus::complete);
+    EXPECT_EQ(from_file.value().records.size(), 42u);
+    EXPECT_EQ(from_file.value().kernel_event_count, 1u);
+    EXPECT_EQ(from_file.value().summary_json(), parse_log(text).summary_json());
+    EXPECT_FALSE(parse_log_file("/nonexistent/initbench.log").ok());
 }
 
 TEST(LogParser, KernelMessageInsideARecordLine) {
