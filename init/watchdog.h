@@ -16,7 +16,6 @@ public:
     ~Watchdog(); // disarms
     Watchdog(const Watchdog&) = delete;
     Watchdog& operator=(const Watchdog&) = delete;
-    bool hardware_armed() const { return hw_fd_ >= 0; }
 
 private:
     void loop(double timeout_s);

@@ -12,26 +12,6 @@
 namespace initbench {
 namespace {
 
-} // namespace
-
-long syscall_number(std::string_view name) {
-    // The choices of the syscall.name and sleep.syscall keys; each takes no argument, or 0
-    // (getpgid: the caller's).
-    static constexpr struct {
-        std::string_view name;
-        long nr;
-    } known[] = {
-        {"getppid", SYS_getppid}, {"getpgid", SYS_getpgid}, {"getpid", SYS_getpid},
-        {"getuid", SYS_getuid},   {"gettid", SYS_gettid},
-    };
-    for (const auto& s : known)
-        if (s.name == name)
-            return s.nr;
-    return -1;
-}
-
-namespace {
-
 struct SyscallParams {
     long nr = -1; // the system call of the loop
 };
