@@ -1,5 +1,6 @@
 #include "host/boot/boot.h"
 
+#include "host/boot/delay_loop.h"
 #include "host/boot/environment.h"
 
 #include <cstdio>
@@ -104,6 +105,8 @@ RunResult boot_and_collect(const RunOptions& o) {
             try_kvm = true;
     }
 
+    // Worked out once; given to TCG's boots only (KVM's CPUs calibrate quickly).
+    const DelayLoop delay = tcg_delay_loop(o.boot, o.kernel_config);
     auto a = std::make_unique<Attempt>();
     if (try_kvm) {
         spec.accel = Accel::kvm;
@@ -125,10 +128,12 @@ RunResult boot_and_collect(const RunOptions& o) {
                 log.emplace(o.log_path, std::ios::binary | std::ios::trunc);
             a = std::make_unique<Attempt>();
             spec.accel = Accel::tcg;
+            spec.lpj = delay.lpj;
             attempt(o, spec, 0, *a, log ? &*log : nullptr);
         }
     } else {
         spec.accel = Accel::tcg;
+        spec.lpj = delay.lpj;
         attempt(o, spec, 0, *a, log ? &*log : nullptr);
     }
 
@@ -155,6 +160,8 @@ RunResult boot_and_collect(const RunOptions& o) {
         r.host["machine"] = o.machine;
     if (!accel_note.empty())
         r.host["accel_note"] = accel_note;
+    if (spec.accel == Accel::tcg && !delay.facts.is_null())
+        r.host["delay_loop"] = delay.facts;
     if (!c.stderr_text.empty())
         r.host["qemu_stderr"] = c.stderr_text;
     r.environment = run_environment(a->argv.at(0), o.kernel_config);

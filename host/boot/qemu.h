@@ -23,6 +23,7 @@ struct BootSpec {
     bool icount = false;                 // QEMU's instruction-counting clock
     unsigned host_cpus = 0;              // the host's CPUs (0: unknown): TCG's threading follows
     std::vector<std::string> params;     // initbench.KEY=VALUE and any kernel parameter
+    std::optional<unsigned long long> lpj; // lpj= after params (host/boot/delay_loop.h)
 };
 
 // The most vCPUs QEMU's machine takes: x86_64's pc machine without an IOMMU (x2APIC IDs

@@ -3,6 +3,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,6 +101,11 @@ def run(*params, extra_args=(), limit_s=None, workdir=None, kernel_path=None, ar
         text = log.read_text(errors="replace") if log.exists() else ""
         if workdir is not None:
             (Path(workdir) / "console.log").write_text(text)
+        if p.returncode in (3, 4, 5):
+            # A boot that failed, hung or was cut off: where the console stopped is the first
+            # thing to know, and ctest shows a failed test's output.
+            tail = "".join(text.splitlines(keepends=True)[-25:])
+            print(f"initbench run exited {p.returncode}; the console's last lines:\n{tail}", file=sys.stderr)
         return Run(p.returncode, doc, text, p.stdout, p.stderr)
 
 

@@ -5,6 +5,7 @@
 #include "common/record.h"
 #include "host/cli/ab.h"
 #include "host/compare/compare.h"
+#include "host/compare/compare_checks.h"
 #include "host/compare/sequential.h"
 #include "host/cli/compare_cli.h"
 
@@ -741,6 +742,13 @@ TEST(Compare, WarnsOnReusedRunIdAndOnTheSameKernelClaimedDifferent) {
     Report differs = compare_two(with_rates(scaled(200), "a"), slub);
     EXPECT_FALSE(has_warning(differs, "same kernel build"));
     EXPECT_FALSE(has_warning(differs, "same run id"));
+    // The delay loop's lpj= is the host's measurement, not a set-up of the kernel's.
+    Spec other_host = with_rates(scaled(150), "c");
+    other_host.cmdline += " lpj=8396000";
+    Report lpj = compare_two(with_rates(scaled(200), "a"), other_host);
+    EXPECT_TRUE(has_warning(lpj, "same kernel build"));
+    EXPECT_EQ(kernel_params("console=ttyS0 initbench.phases=fork slub_debug=FZPU lpj=8000000"),
+              "console=ttyS0 slub_debug=FZPU");
 }
 
 // Different QEMU or image builds: a warning (not a refusal); unrecorded ones say nothing.

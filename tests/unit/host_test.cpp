@@ -630,6 +630,15 @@ TEST(QemuArgv, AParameterWithSpacesIsQuoted) {
     EXPECT_TRUE(kernel_cmdline(s).ends_with(" initbench.module.params=\"x=1 y=2\" quiet"));
 }
 
+// The delay loop's value (host/boot/delay_loop.h) comes last, as one more kernel parameter.
+TEST(QemuArgv, LpjFollowsTheParameters) {
+    BootSpec s = spec("x86_64");
+    s.params = {"quiet"};
+    EXPECT_FALSE(contains(kernel_cmdline(s), "lpj="));
+    s.lpj = 7999996;
+    EXPECT_TRUE(kernel_cmdline(s).ends_with(" quiet lpj=7999996"));
+}
+
 // ---- cpio_archive: the manifest and the archive --------------------------------------
 
 TEST(Manifest, EveryLineKind) {
