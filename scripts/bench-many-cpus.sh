@@ -66,6 +66,6 @@ calibrating=$(variant calibrating '
 i = argv.index("-append") + 1
 argv[i] = " ".join(w for w in argv[i].split() if not w.startswith("lpj="))')
 
-report "a thread per vCPU" "$tmp/multi.log" "$multi"
+report "as run boots it" "$tmp/multi.log" "$multi"
 report "one thread (single)" "$tmp/single.log" "$single"
 report "a thread each, no lpj=" "$tmp/calibrating.log" "$calibrating"
