@@ -27,8 +27,12 @@ void check_param(const std::string& p) {
 } // namespace
 
 std::string lava_monitor_pattern() {
+    // LAVA's monitor tries the pattern on the console as it arrives (pexpect): without the
+    // line's end in it, a line read in two pieces matched its first, and LAVA recorded
+    // "units=for" for fork_exit_wait_s (or a measurement cut short). The end is a CR or an LF:
+    // through LAVA's pty a line ends "\r\r\n".
     return "initbench-case: (?P<test_case_id>[a-z0-9._-]+) result=(?P<result>pass|fail|skip)"
-           "( measurement=(?P<measurement>[0-9.eE+-]+))?( units=(?P<units>[a-z0-9._-]+))?";
+           "( measurement=(?P<measurement>[0-9.eE+-]+))?( units=(?P<units>[a-z0-9._-]+))?(?=[\\r\\n])";
 }
 
 std::string lava_job_yaml(const LavaJobSpec& spec) {

@@ -52,6 +52,27 @@ def lava_results(log: str):
     return out
 
 
+class LavaMonitorPattern(unittest.TestCase):
+    """The job's monitor pattern, as LAVA's pexpect tries it on a console read in pieces:
+    only a whole line matches, so no value is recorded cut short."""
+    ctest_boots = 0
+
+    def test_only_a_whole_line_matches(self):
+        job = subprocess.run([bootlib.INITBENCH, "lava-job", "--kernel", "http://lab/bzImage",
+                              "--image", "http://lab/initbench.cpio.gz"],
+                             check=True, capture_output=True, text=True, timeout=limits.HOST_S).stdout
+        test = next(a["test"] for a in yaml.safe_load(job)["actions"] if "test" in a)
+        pattern = re.compile(test["monitors"][0]["pattern"])
+        text = "initbench-case: fork-r0-ops-per-s result=pass measurement=1234.5678 units=fork_exit_wait_s"
+        for cut in range(len(text) + 1):
+            self.assertIsNone(pattern.search("[  1.0] boot\r\n" + text[:cut]), text[:cut])
+        for end in ("\r\r\n", "\r\n", "\n"):  # through LAVA's pty, QEMU's stdio, a log file
+            whole = pattern.search(text + end)
+            self.assertEqual((whole["test_case_id"], whole["result"], whole["measurement"], whole["units"]),
+                             ("fork-r0-ops-per-s", "pass", "1234.5678", "fork_exit_wait_s"))
+        self.assertEqual(pattern.search("initbench-case: run-complete result=fail\r\r\n")["result"], "fail")
+
+
 @unittest.skipUnless(shutil.which("lava-run"), "lava-dispatcher is not installed")
 class Lava(unittest.TestCase):
     @classmethod
