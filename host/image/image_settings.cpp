@@ -1,5 +1,7 @@
 #include "host/image/image_settings.h"
 
+#include "host/boot/qemu.h"
+
 #include "common/settings_layers.h"
 #include "host/image/cpio_archive.h"
 #include "payload/core/load.h"
@@ -33,9 +35,9 @@ ConfigResult image_settings(const std::string& image, const std::vector<std::str
         auto it = profiles.find(std::string(name));
         return it == profiles.end() ? std::nullopt : std::optional<std::string>(it->second);
     };
-    std::string cmdline;
+    std::string cmdline; // as QEMU gives it to the kernel: a value with spaces quoted
     for (const auto& p : params)
-        cmdline += p + " ";
+        cmdline += cmdline_word(p) + " ";
     return settings_from(cmdline, lookup, available, experiment_override ? experiment_override : experiment);
 }
 

@@ -7,6 +7,7 @@
 #include "host/image/cpio_archive.h"
 #include "host/image/image_settings.h"
 #include "host/image/pack_programs.h"
+#include "host/image/settings_check.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -198,58 +199,6 @@ std::vector<std::string> check_experiment(const std::string& text, const std::st
     return problems;
 }
 
-std::vector<std::string> missing_programs(const std::string& text, const std::string& base_image,
-                                          const std::vector<CpioEntry>& added) {
-    auto listed = read_cpio_files(base_image, [](const std::string&) { return true; }, 0);
-    if (!listed)
-        return {};
-    std::set<std::string> paths;
-    for (const auto& [path, contents] : listed.value())
-        paths.insert("/" + path);
-    for (const auto& e : added)
-        paths.insert("/" + e.path);
-    std::vector<std::string> dirs;
-    for (std::string_view rest = kGuestPath; !rest.empty();) {
-        const size_t colon = std::min(rest.find(':'), rest.size());
-        dirs.emplace_back(rest.substr(0, colon));
-        rest.remove_prefix(std::min(colon + 1, rest.size()));
-    }
-    const Config config = image_settings(base_image, {}, text).config;
-    std::vector<std::pair<std::string, std::string>> commands; // key, command
-    for (const auto& name : config.family_names("load"))
-        for (const std::string key : {"load." + name, "load." + name + ".setup"})
-            commands.push_back({key, config.str(key)});
-    for (const char* key : {"cmd", "background"})
-        commands.push_back({key, config.str(key)});
-    std::vector<std::string> out;
-    for (const auto& [key, command] : commands) {
-        std::vector<std::string> argv;
-        if (command.empty() || !split_command(command, argv).empty() || argv.empty())
-            continue; // nothing to run, or the key's own check refused it
-        const std::string& program = argv[0];
-        bool found = false;
-        if (program.find('/') != std::string::npos)
-            found = paths.count(program.front() == '/' ? program : "/" + program) > 0;
-        else
-            found = std::any_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return paths.count(d + "/" + program); });
-        if (found)
-            continue;
-        std::string line = key + "=" + command + ": " + program + " is not in the image";
-        if (program.find('/') == std::string::npos) {
-            std::vector<std::string> names; // what the PATH holds, for a did-you-mean
-            for (const auto& p : paths)
-                for (const auto& d : dirs)
-                    if (p.starts_with(d + "/") && p.find('/', d.size() + 1) == std::string::npos)
-                        names.push_back(p.substr(d.size() + 1));
-            line += " (nor along PATH " + std::string(kGuestPath) + ")";
-            if (auto near = closest_name(program, names))
-                line += "; did you mean '" + *near + "'?";
-        }
-        out.push_back(line + "; pack it with --program or --add");
-    }
-    return out;
-}
-
 void pack_image(const std::string& base, const std::vector<PayloadAdd>& adds,
                 const std::optional<std::string>& experiment_path, const std::string& out,
                 const std::vector<CpioEntry>& generated) {
@@ -260,7 +209,7 @@ void pack_image(const std::string& base, const std::vector<PayloadAdd>& adds,
         std::ostringstream text;
         append_file(text, *experiment_path);
         auto problems = check_experiment(text.str(), base);
-        for (auto& missing : missing_programs(text.str(), base, entries))
+        for (auto& missing : missing_programs(image_settings(base, {}, text.str()).config, base, entries))
             problems.push_back(std::move(missing));
         if (!problems.empty()) {
             std::string all;

@@ -37,12 +37,6 @@ std::vector<CpioEntry> payload_entries(const std::vector<PayloadAdd>& adds,
 // image. Returns one line per problem.
 std::vector<std::string> check_experiment(const std::string& text, const std::string& base_image);
 
-// The programs the experiment starts (load.NAME, load.NAME.setup, cmd, background) that the
-// packed image would not hold, found as the init finds them: a path as it is, a bare name
-// along its PATH. One line per program; none when the base image cannot be read.
-std::vector<std::string> missing_programs(const std::string& text, const std::string& base_image,
-                                          const std::vector<CpioEntry>& added);
-
 // Copies `base` to `out` and appends the payload. Throws std::runtime_error, and then
 // leaves no file behind.
 void pack_image(const std::string& base, const std::vector<PayloadAdd>& adds,

@@ -386,6 +386,23 @@ class HostRefusals(unittest.TestCase):
                                                       "initbench.phases=spin"))
         self.assertIn(r"initbench.load.spin.metric=rate\s+([0-9]+): '\s' is not POSIX ERE: write [[:space:]]", err)
 
+    def test_programs_the_image_does_not_hold(self):
+        # What cmd, background or a load would start is looked for in the image as the init
+        # looks for it; a value with spaces is read as the kernel gets it (quoted), not cut.
+        err = self.refused(*self.image_args(), params=("initbench.cmd=slep 1",))
+        self.assertIn("initbench run: cmd=slep 1: slep is not in the image (nor along PATH /payload/bin:", err)
+        self.assertIn("did you mean 'sleep'?", err)
+        self.assertIn("refused before the boot", err)
+        err = self.refused(*self.image_args(), params=("initbench.load.hb=/payload/bin/hackbench -g {workers}",
+                                                      "initbench.phases=hb"))
+        self.assertIn("load.hb=/payload/bin/hackbench -g {workers}: /payload/bin/hackbench is not in the image", err)
+        # What the image holds passes: busybox's applets along PATH, a path as it is.
+        ok = subprocess.run([bootlib.INITBENCH, "lava-job", "--kernel", "http://lab/bzImage", "--image",
+                             "http://lab/initbench.cpio.gz", "--check-image", bootlib.IMAGE, "--",
+                             "initbench.cmd=true", "initbench.background=/bin/sh"],
+                            capture_output=True, text=True, timeout=limits.HOST_S)
+        self.assertEqual(ok.returncode, 0, ok.stderr)
+
     def test_lava_job_checks_its_parameters_against_the_image(self):
         err = refused_on_host(self, "--kernel", "http://lab/bzImage", "--image", "http://lab/initbench.cpio.gz",
                               "--check-image", bootlib.IMAGE, command="lava-job", params=("initbench.phases=frok",))

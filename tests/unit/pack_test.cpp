@@ -1,5 +1,7 @@
 // `initbench pack` (host/pack): payload paths, the entries appended, the experiment check.
 #include "host/image/pack.h"
+#include "host/image/image_settings.h"
+#include "host/image/settings_check.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -108,6 +110,10 @@ TEST(Pack, ExperimentFileIncludesAreResolvedInTheBaseImage) {
 // later: a bare name along the init's PATH (busybox's applets are links in /bin), a path as
 // it is, in the base image or among what the pack adds.
 TEST(Pack, ProgramsTheExperimentStartsMustBeInTheImage) {
+    const auto missing_programs = [](const std::string& text, const std::string& image,
+                                     const std::vector<CpioEntry>& added) {
+        return initbench::missing_programs(image_settings(image, {}, text).config, image, added);
+    };
     TempDir t;
     const auto base = t.path / "base.cpio.gz";
     write_cpio_gz({{CpioEntry::Kind::dir, "bin", 0755, "", 0, 0, {}},
@@ -126,8 +132,8 @@ TEST(Pack, ProgramsTheExperimentStartsMustBeInTheImage) {
                               "/payload/bin:"),
               std::string::npos) << missing[0];
     EXPECT_NE(missing[0].find("did you mean 'hackbench'?"), std::string::npos) << missing[0];
-    EXPECT_EQ(missing[1], "background=/payload/x/run.sh: /payload/x/run.sh is not in the image; pack it with "
-                          "--program or --add");
+    EXPECT_EQ(missing[1], "background=/payload/x/run.sh: /payload/x/run.sh is not in the image; initbench pack "
+                          "--program or --add puts it there");
     // pack refuses such a file and writes nothing.
     const auto conf = t.file("e.conf", "load.hb = hackbnech\nphases = hb\n");
     const auto out = t.path / "out.cpio.gz";
