@@ -124,45 +124,6 @@ std::string unknown_key_reason(std::string_view name, std::string_view prefix) {
     return best ? "unknown key (did you mean '" + std::string(prefix) + *best + "'?)" : "unknown key";
 }
 
-// Length of the valid UTF-8 sequence at s[i], or 0. The command line is arbitrary bytes,
-// and a JSON dump of invalid UTF-8 throws.
-size_t utf8_length(std::string_view s, size_t i) {
-    auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char c = byte(i);
-    if (c < 0x80)
-        return 1;
-    const size_t n = c >= 0xF0 ? (c <= 0xF4 ? 4 : 0) : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-    if (!n || i + n > s.size())
-        return 0;
-    for (size_t k = 1; k < n; ++k)
-        if ((byte(i + k) & 0xC0) != 0x80)
-            return 0;
-    const unsigned char next = byte(i + 1); // no overlong forms, surrogates or > U+10FFFF
-    if ((c == 0xE0 && next < 0xA0) || (c == 0xED && next >= 0xA0))
-        return 0;
-    if ((c == 0xF0 && next < 0x90) || (c == 0xF4 && next >= 0x90))
-        return 0;
-    return n;
-}
-
-bool valid_utf8(std::string_view s) {
-    for (size_t i = 0, n; i < s.size(); i += n)
-        if (!(n = utf8_length(s, i)))
-            return false;
-    return true;
-}
-
-// For echoing input back in an error: invalid bytes become '?'.
-std::string utf8_safe(std::string_view s) {
-    std::string out;
-    for (size_t i = 0; i < s.size();) {
-        const size_t n = utf8_length(s, i);
-        out += n ? s.substr(i, n) : "?";
-        i += n ? n : 1;
-    }
-    return out;
-}
-
 std::string unquote(std::string_view s) {
     if (s.size() >= 2 && s.front() == '"' && s.back() == '"')
         s = s.substr(1, s.size() - 2);

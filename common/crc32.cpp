@@ -1,5 +1,7 @@
 #include "common/crc32.h"
 
+#include "common/text.h"
+
 #include <array>
 
 namespace initbench {
@@ -48,11 +50,9 @@ uint32_t crc32_unwind(std::string_view data, uint32_t crc) {
 }
 
 std::string crc32_hex(uint32_t crc) {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    std::string out(8, '0');
-    for (int i = 7; i >= 0; --i, crc >>= 4)
-        out[i] = kDigits[crc & 0xF];
-    return out;
+    const unsigned char big_endian[] = {static_cast<unsigned char>(crc >> 24), static_cast<unsigned char>(crc >> 16),
+                                        static_cast<unsigned char>(crc >> 8), static_cast<unsigned char>(crc)};
+    return to_hex(big_endian);
 }
 
 } // namespace initbench

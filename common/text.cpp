@@ -72,6 +72,57 @@ std::optional<SignedAmount> parse_signed_amount(std::string_view text) {
     return a;
 }
 
+size_t utf8_length(std::string_view s, size_t i) {
+    auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = byte(i);
+    if (c < 0x80)
+        return 1;
+    const size_t n = c >= 0xF0 ? (c <= 0xF4 ? 4 : 0) : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    if (!n || i + n > s.size())
+        return 0;
+    for (size_t k = 1; k < n; ++k)
+        if ((byte(i + k) & 0xC0) != 0x80)
+            return 0;
+    const unsigned char next = byte(i + 1); // no overlong forms, surrogates or > U+10FFFF
+    if ((c == 0xE0 && next < 0xA0) || (c == 0xED && next >= 0xA0))
+        return 0;
+    if ((c == 0xF0 && next < 0x90) || (c == 0xF4 && next >= 0x90))
+        return 0;
+    return n;
+}
+
+bool valid_utf8(std::string_view s) {
+    for (size_t i = 0, n; i < s.size(); i += n)
+        if (!(n = utf8_length(s, i)))
+            return false;
+    return true;
+}
+
+std::string utf8_safe(std::string_view s) {
+    std::string out;
+    for (size_t i = 0; i < s.size();) {
+        const size_t n = utf8_length(s, i);
+        out += n ? s.substr(i, n) : "?";
+        i += n ? n : 1;
+    }
+    return out;
+}
+
+std::string number_label(double x) {
+    return format_number(x, x == std::floor(x) && std::fabs(x) < 1e15 ? "%.0f" : "%g");
+}
+
+std::string to_hex(std::span<const unsigned char> bytes) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(bytes.size() * 2);
+    for (unsigned char b : bytes) {
+        out.push_back(kDigits[b >> 4]);
+        out.push_back(kDigits[b & 15]);
+    }
+    return out;
+}
+
 size_t edit_distance(std::string_view a, std::string_view b) {
     std::vector<size_t> row(b.size() + 1);
     for (size_t j = 0; j <= b.size(); ++j)

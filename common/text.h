@@ -6,6 +6,7 @@
 #include <charconv>
 #include <concepts>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,15 @@ namespace initbench {
 // The C locale's isspace, without the locale.
 bool is_space(char c);
 std::vector<std::string_view> split_lines(std::string_view text);
+// UTF-8: the command line and a console are arbitrary bytes, and a JSON dump of invalid
+// UTF-8 throws. The length of the valid sequence at s[i] (no overlong forms, surrogates or
+// code points past U+10FFFF), or 0.
+size_t utf8_length(std::string_view s, size_t i);
+bool valid_utf8(std::string_view s);
+// For echoing input back in an error: invalid bytes become '?'.
+std::string utf8_safe(std::string_view s);
+// Lowercase hex, two digits a byte in order: build ids, hashes.
+std::string to_hex(std::span<const unsigned char> bytes);
 // Whitespace-separated words.
 std::vector<std::string_view> split_words(std::string_view text);
 std::string_view trim(std::string_view s);
@@ -82,5 +92,8 @@ constexpr std::optional<E> value_named(const Named<E> (&table)[N], std::string_v
 // One number as printf's `format` (a single double conversion) writes it: snprintf, not
 // <format> (libc++ 14 lacks it) or streams (see above).
 std::string format_number(double v, const char* format = "%g");
+// A number in a name (a group's dimensions, a histogram bucket): whole numbers without a
+// fraction, others as %g.
+std::string number_label(double x);
 
 } // namespace initbench

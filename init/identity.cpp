@@ -15,15 +15,6 @@
 
 namespace initbench {
 
-static std::string hex(const unsigned char* p, size_t n) {
-    static const char digits[] = "0123456789abcdef";
-    std::string out;
-    for (size_t i = 0; i < n; i++) {
-        out.push_back(digits[p[i] >> 4]);
-        out.push_back(digits[p[i] & 15]);
-    }
-    return out;
-}
 
 std::string build_id_from_notes(std::string_view notes) {
     constexpr uint32_t kNtGnuBuildId = 3;
@@ -39,7 +30,7 @@ std::string build_id_from_notes(std::string_view notes) {
         if (namesz > notes.size() || descsz > notes.size() || desc_at + descsz > notes.size())
             break;
         if (type == kNtGnuBuildId && namesz == 4 && notes.substr(name_at, 3) == "GNU")
-            return hex(reinterpret_cast<const unsigned char*>(notes.data() + desc_at), descsz);
+            return to_hex({reinterpret_cast<const unsigned char*>(notes.data() + desc_at), descsz});
         pos = desc_at + align4(descsz);
     }
     return {};
@@ -51,7 +42,7 @@ std::string build_id_from_notes(std::string_view notes) {
 std::string random_run_id() {
     unsigned char id[16];
     if (::getrandom(id, sizeof id, GRND_NONBLOCK) == static_cast<ssize_t>(sizeof id))
-        return hex(id, sizeof id);
+        return to_hex(id);
     uint64_t words[2] = {0, 0};
     if (const auto* seed = reinterpret_cast<const unsigned char*>(getauxval(AT_RANDOM)))
         std::memcpy(words, seed, sizeof words);
@@ -66,7 +57,7 @@ std::string random_run_id() {
         z ^= z >> 31;
         std::memcpy(id + 8 * i, &z, 8);
     }
-    return hex(id, sizeof id);
+    return to_hex(id);
 }
 
 // x86 names the model; arm64 has only implementer and part numbers.

@@ -1,5 +1,7 @@
 #include "host/boot/hash.h"
 
+#include "common/text.h"
+
 #include <cstdio>
 #include <memory>
 #include <openssl/evp.h>
@@ -20,13 +22,7 @@ std::string sha256_file(const std::string& path) {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned len = 0;
     EVP_DigestFinal_ex(ctx.get(), md, &len);
-    static const char hex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned i = 0; i < len; i++) {
-        out.push_back(hex[md[i] >> 4]);
-        out.push_back(hex[md[i] & 15]);
-    }
-    return out;
+    return to_hex({md, len});
 }
 
 } // namespace initbench

@@ -1,6 +1,7 @@
 #include "host/boot/kernel_image.h"
 
 #include "host/boot/hash.h"
+#include "common/text.h"
 
 #include <algorithm>
 #include <bit>
@@ -44,15 +45,6 @@ bool load(std::span<const std::uint8_t> f, std::uint64_t at, T& out) {
     return true;
 }
 
-std::string hex(std::span<const std::uint8_t> bytes) {
-    static const char digits[] = "0123456789abcdef";
-    std::string out;
-    for (std::uint8_t b : bytes) {
-        out.push_back(digits[b >> 4]);
-        out.push_back(digits[b & 15]);
-    }
-    return out;
-}
 
 // A read-only mapping of a whole file.
 class Mapping {
@@ -119,7 +111,7 @@ Status read_notes(std::span<const std::uint8_t> seg, std::size_t align, VmlinuxN
             n.pvh = true;
             n.pvh_entry = entry;
         } else if (name == "GNU" && h.n_type == NT_GNU_BUILD_ID) {
-            n.build_id = hex(desc);
+            n.build_id = to_hex(desc);
         }
     }
     return ok();
@@ -227,7 +219,7 @@ Result<PvhKernel> extract(std::span<const std::uint8_t> payload, const fs::path&
     auto c = identify_compression(payload);
     if (!c)
         return impossible("the payload's compression is not one the kernel uses (it starts " +
-                          hex(payload.first(std::min<std::size_t>(payload.size(), 6))) + ")");
+                          to_hex(payload.first(std::min<std::size_t>(payload.size(), 6))) + ")");
     // The build appends the uncompressed size (4 bytes, little-endian) after the stream.
     if (payload.size() < 8)
         return Error{"the payload of " + std::to_string(payload.size()) + " bytes is too short"};

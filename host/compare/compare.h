@@ -84,7 +84,7 @@ struct Series {
     std::string group; // "fork", "fork/funclat:kernel_clone", "tcp[clients=64]"
     std::string name;  // "ops_per_s", "avg"
     std::string unit;
-    stats::Agg agg = stats::Agg::amean;
+    Agg agg = Agg::amean;
     Better better = Better::unknown;
     std::vector<double> samples; // one per record: a round
     std::vector<size_t> runs;    // the index of the run each sample came from
@@ -142,7 +142,7 @@ struct Change {
 
 struct MetricRow {
     std::string id, group, name, unit;
-    stats::Agg agg = stats::Agg::amean;
+    Agg agg = Agg::amean;
     Better better = Better::unknown;
     std::vector<SideStats> sides;
     std::vector<Change> changes; // changes[i]: sides[i + 1] against sides[0]

@@ -32,7 +32,7 @@ std::string render_csv(const Report& report) {
                                           m.group,
                                           m.name,
                                           m.unit,
-                                          std::string(stats::agg_label(m.agg)),
+                                          std::string(agg_label(m.agg)),
                                           better_name(m.better),
                                           std::to_string(i),
                                           report.sides[i].label,

@@ -52,7 +52,7 @@ nlohmann::json report_json(const Report& report) {
                            {"group", m.group},
                            {"name", m.name},
                            {"unit", m.unit},
-                           {"agg", std::string(stats::agg_label(m.agg))},
+                           {"agg", std::string(agg_label(m.agg))},
                            {"better", better_name(m.better)},
                            {"sides", std::move(per_side)}});
     }

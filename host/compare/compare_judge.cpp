@@ -158,7 +158,7 @@ Change unqualified_change(double base_mean, double next_mean) {
 }
 
 // One side's samples of a metric (none: the side lacks it) and their summary.
-SideStats side_stats(const Series* s, stats::Agg agg, SampleUnit unit) {
+SideStats side_stats(const Series* s, Agg agg, SampleUnit unit) {
     SideStats st;
     if (!s) {
         st.error = "missing";

@@ -2,7 +2,8 @@
 #include "host/compare/compare_render.h"
 
 #include "common/text.h"
-#include "host/compare/compare_fields.h"
+#include "common/json_fields.h"
+#include "common/text.h"
 
 #include <sstream>
 
@@ -54,7 +55,7 @@ std::string render_markdown(const Report& report) {
         ValueFormat fmt = value_format(m);
         fmt.with_unit = false; // the unit column says it
         out << "| " << md_escape(m.id) << " | " << md_escape(fmt.unit) << " | "
-            << stats::agg_label(m.agg) << " |";
+            << agg_label(m.agg) << " |";
         for (size_t i = 0; i < m.sides.size(); i++) {
             const auto& s = m.sides[i].summary;
             out << " " << (s ? fmt(s->mean) + " ± " + fmt(s->stddev) : "-") << " |";
@@ -94,7 +95,7 @@ std::string render_markdown(const Report& report) {
             out << "| " << md_escape(h.labels[b]) << " |";
             for (const auto& counts : h.counts) {
                 double all = total(counts), c = counts.empty() ? 0 : counts[b];
-                out << " " << compare_fields::number_label(c) << " | "
+                out << " " << number_label(c) << " | "
                     << (all > 0 ? format_number(c / all * 100, "%.1f") : "-") << " |";
             }
             out << "\n";

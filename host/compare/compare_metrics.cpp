@@ -3,7 +3,8 @@
 #include "host/compare/compare.h"
 
 #include "common/record_types.h"
-#include "host/compare/compare_fields.h"
+#include "common/json_fields.h"
+#include "common/text.h"
 
 #include <map>
 
@@ -11,7 +12,6 @@ namespace initbench {
 namespace {
 
 using nlohmann::json;
-using namespace compare_fields;
 
 Better parse_better(const std::string& s) {
     return s == "higher" ? Better::higher : s == "lower" ? Better::lower : Better::unknown;
@@ -20,8 +20,8 @@ Better parse_better(const std::string& s) {
 // PHASE/IDENTITY[DIMENSIONS], each part as the record's description declares it
 // (common/record_types.h): "fork/funclat:kernel_clone", "fork/wakeups", "command/exec".
 std::string record_group(const json& r) {
-    const std::string type = str_field(r, "type");
-    std::string group = str_field(r, "phase", type);
+    const std::string type = json_str(r, "type");
+    std::string group = json_str(r, "phase", type);
     std::string subject;
     for (const auto& s : record_identity(r))
         subject += (subject.empty() ? "" : ":") + s;
@@ -44,7 +44,7 @@ public:
         for (const MeasuredValue& m : record_metrics(r)) {
             Series& s = series(group, m.name);
             s.unit = m.unit.empty() ? s.unit : m.unit;
-            s.agg = stats::parse_agg(m.agg);
+            s.agg = parse_agg(m.agg);
             s.better = parse_better(m.better);
             add(s, m.value);
         }
@@ -126,8 +126,8 @@ private:
 
     void add_linear(const std::string& group, const std::string& name, const json& v) {
         const json& buckets = v["buckets"];
-        auto min = num_field(v, "min"), step = num_field(v, "step");
-        const std::string unit = str_field(v, "unit");
+        auto min = json_num(v, "min"), step = json_num(v, "step");
+        const std::string unit = json_str(v, "unit");
         const std::string shape = "linear " + json{{"min", v.value("min", json())},
                                                    {"step", v.value("step", json())},
                                                    {"n", buckets.size()},
@@ -142,7 +142,7 @@ private:
             bucket.first = std::move(label);
             bucket.second += count;
         };
-        if (auto under = num_field(v, "under"))
+        if (auto under = json_num(v, "under"))
             put(-1, min ? "<" + number_label(*min) : "under", *under);
         for (size_t i = 0; i < n; i++) {
             std::string label = "#" + std::to_string(i);
@@ -151,7 +151,7 @@ private:
                         number_label(*min + *step * double(i + 1)) + ")";
             put(double(i), label, buckets[i].get<double>());
         }
-        if (auto over = num_field(v, "over"))
+        if (auto over = json_num(v, "over"))
             put(double(n), min && step ? ">=" + number_label(*min + *step * double(n)) : "over",
                 *over);
     }
@@ -173,7 +173,7 @@ Extracted extract(const std::vector<RunFile>& runs) {
         std::map<std::pair<double, std::string>, int> seen;
         for (const auto& r : run.records) {
             std::string group = record_group(r);
-            int n = ++seen[{num_field(r, "round").value_or(0), group}];
+            int n = ++seen[{json_num(r, "round").value_or(0), group}];
             collector.record(r, n > 1 ? group + "#" + std::to_string(n) : group, index);
         }
     }

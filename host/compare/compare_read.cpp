@@ -5,7 +5,8 @@
 #include "common/record.h"
 #include "common/record_types.h"
 #include "common/summary.h"
-#include "host/compare/compare_fields.h"
+#include "common/json_fields.h"
+#include "common/text.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -19,13 +20,12 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using namespace compare_fields;
 
 // Settings that change how long or how a run ends, not what it measures.
 const std::set<std::string> kRunOnlySettings = {"rounds", "timeout", "end", "loglevel"};
 
 std::string icount_option(const json& host) {
-    const json* argv = field(host, "qemu_argv");
+    const json* argv = json_field(host, "qemu_argv");
     if (!argv || !argv->is_array())
         return "";
     for (size_t i = 0; i + 1 < argv->size(); i++)
@@ -36,14 +36,14 @@ std::string icount_option(const json& host) {
 
 json experiment_of(const json& header, const json& host) {
     json exp = json::object();
-    json values = obj_field(obj_field(header, "config"), "values");
+    json values = json_obj(json_obj(header, "config"), "values");
     for (const auto& key : kRunOnlySettings)
         values.erase(key);
     exp["config"] = values;
     for (const char* key : {"arch", "accel", "memory_mb"})
-        if (const json* f = field(host, key))
+        if (const json* f = json_field(host, key))
             exp[key] = *f;
-    if (auto cpus = num_field(obj_field(header, "kernel"), "cpus_online"))
+    if (auto cpus = json_num(json_obj(header, "kernel"), "cpus_online"))
         exp["cpus"] = *cpus;
     return exp;
 }
@@ -54,26 +54,26 @@ Result<RunFile> parse_run_document(std::string_view text, const std::string& pat
     json doc = json::parse(text.begin(), text.end(), nullptr, false);
     if (doc.is_discarded() || !doc.is_object())
         return Error{path + ": not a JSON object"};
-    auto version = num_field(doc, "initbench_results");
+    auto version = json_num(doc, "initbench_results");
     if (!version || *version != 1)
         return Error{path + ": not an initbench results document (initbench_results != 1)"};
     RunFile run;
     run.path = path;
-    run.verdict = str_field(doc, "verdict", "?");
-    const std::string status = str_field(obj_field(doc, "log"), "status", "?");
+    run.verdict = json_str(doc, "verdict", "?");
+    const std::string status = json_str(json_obj(doc, "log"), "status", "?");
     if (status != "complete")
         run.failure = "the log is " + status + ": no numbers are taken from it";
     else if (run.verdict != "ok" && run.verdict != "errors")
-        run.failure = "the run ended with '" + run.verdict + "' (" + str_field(doc, "reason") + ")";
-    const json* records = field(doc, "records");
+        run.failure = "the run ended with '" + run.verdict + "' (" + json_str(doc, "reason") + ")";
+    const json* records = json_field(doc, "records");
     if (!records || !records->is_array())
         return Error{path + ": no records"};
     const json* header = nullptr;
     for (const auto& r : *records) {
-        if (const json* v = field(r, "v"); v && !known_record_version(*v))
-            return Error{path + ": " + str_field(r, "type", "?") +
+        if (const json* v = json_field(r, "v"); v && !known_record_version(*v))
+            return Error{path + ": " + json_str(r, "type", "?") +
                          " record: " + unknown_version_reason(*v)};
-        const std::string type = str_field(r, "type");
+        const std::string type = json_str(r, "type");
         if (type == "header" && !header)
             header = &r;
         else if (type == "kernel")
@@ -87,21 +87,21 @@ Result<RunFile> parse_run_document(std::string_view text, const std::string& pat
         return run; // failed before its first record: the failure is all there is to say
     if (!header)
         return Error{path + ": no header record"};
-    const json& host = obj_field(doc, "host");
-    const json& kernel = obj_field(*header, "kernel");
-    run.run_id = str_field(*header, "run_id");
-    run.kernel_release = str_field(kernel, "release");
-    run.build_id = str_field(kernel, "build_id");
-    run.cmdline = str_field(kernel, "cmdline");
-    run.kernel_sha256 = str_field(obj_field(host, "kernel"), "sha256");
-    run.image_sha256 = str_field(obj_field(host, "image"), "sha256");
-    run.clock = str_field(host, "clock", "unknown");
+    const json& host = json_obj(doc, "host");
+    const json& kernel = json_obj(*header, "kernel");
+    run.run_id = json_str(*header, "run_id");
+    run.kernel_release = json_str(kernel, "release");
+    run.build_id = json_str(kernel, "build_id");
+    run.cmdline = json_str(kernel, "cmdline");
+    run.kernel_sha256 = json_str(json_obj(host, "kernel"), "sha256");
+    run.image_sha256 = json_str(json_obj(host, "image"), "sha256");
+    run.clock = json_str(host, "clock", "unknown");
     if (run.clock == "icount")
         run.clock_detail = icount_option(host);
     run.experiment = experiment_of(*header, host);
-    run.qemu = str_field(obj_field(obj_field(doc, "environment"), "qemu"), "banner");
-    run.image_version = str_field(*header, "initbench");
-    run.image_commit = str_field(*header, "initbench_commit");
+    run.qemu = json_str(json_obj(json_obj(doc, "environment"), "qemu"), "banner");
+    run.image_version = json_str(*header, "initbench");
+    run.image_commit = json_str(*header, "initbench_commit");
     return run;
 }
 

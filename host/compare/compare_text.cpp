@@ -2,7 +2,8 @@
 #include "host/compare/compare_render.h"
 
 #include "common/text.h"
-#include "host/compare/compare_fields.h"
+#include "common/json_fields.h"
+#include "common/text.h"
 
 #include <cmath>
 #include <functional>
@@ -124,7 +125,7 @@ void text_metrics(const Report& report, const RenderOptions& ro, Table& t) {
                 return {Table::Cell{s ? get(*s) : "-"}, Table::Cell{""}};
             };
         };
-        line(std::string(stats::agg_label(m.agg)), [&](size_t i) -> Pair {
+        line(std::string(agg_label(m.agg)), [&](size_t i) -> Pair {
             const auto& s = m.sides[i].summary;
             return {Table::Cell{s ? fmt(s->mean) : "-"}, change_cell(i)};
         });
@@ -175,7 +176,7 @@ std::string text_histograms(const Report& report, bool unicode, bool colour) {
             for (const auto& counts : h.counts) {
                 double all = total(counts);
                 double c = counts.empty() ? 0 : counts[b];
-                cells.push_back({counts.empty() ? "-" : compare_fields::number_label(c)});
+                cells.push_back({counts.empty() ? "-" : number_label(c)});
                 cells.push_back({all > 0 ? format_number(c / all * 100, "%.1f%%") : "-"});
                 cells.push_back({all > 0 ? bar(c / all, unicode) : ""});
             }

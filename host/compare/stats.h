@@ -15,11 +15,6 @@
 
 namespace initbench::stats {
 
-// The core (common/statistics.h), under the names compare has always used.
-using initbench::Agg;
-using initbench::agg_label;
-using initbench::parse_agg;
-
 struct Summary {
     size_t n = 0;
     double mean = 0;           // by the aggregation kind

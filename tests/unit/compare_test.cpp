@@ -269,7 +269,7 @@ TEST(Extract, PhaseMetricsAndDeclaredProbeFields) {
         ids.push_back(s.id);
     EXPECT_EQ(ids, (std::vector<std::string>{"fork/ops_per_s", "fork/funclat:kernel_clone/count",
                                              "fork/funclat:kernel_clone/avg"}));
-    EXPECT_EQ(e.metrics[0].agg, stats::Agg::hmean);
+    EXPECT_EQ(e.metrics[0].agg, Agg::hmean);
     EXPECT_EQ(e.metrics[0].better, Better::higher);
     EXPECT_EQ(e.metrics[0].samples, (V{200, 200, 200}));
     EXPECT_EQ(e.metrics[1].unit, "calls");

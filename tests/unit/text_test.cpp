@@ -51,3 +51,19 @@ TEST(Text, EnumNamesBothWays) {
     EXPECT_FALSE(value_named(kColours, "Green"));
     EXPECT_EQ(name_of(kColours, static_cast<Colour>(7)), "red"); // not in the table: the first
 }
+
+TEST(Text, HexOfBytesInOrder) {
+    const unsigned char id[] = {0x00, 0x0f, 0xa5, 0xff};
+    EXPECT_EQ(to_hex(id), "000fa5ff");
+    EXPECT_EQ(to_hex({}), "");
+}
+
+TEST(Text, Utf8ValidAndMadeSafe) {
+    EXPECT_TRUE(valid_utf8("fork \xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+    EXPECT_FALSE(valid_utf8("\xc0\xaf"));         // overlong '/'
+    EXPECT_FALSE(valid_utf8("\xed\xa0\x80"));     // a surrogate
+    EXPECT_FALSE(valid_utf8("\xf4\x90\x80\x80")); // past U+10FFFF
+    EXPECT_FALSE(valid_utf8("\xe2\x82"));         // cut short
+    EXPECT_EQ(utf8_safe("a\xffz\xc3\xa9"), "a?z\xc3\xa9");
+    EXPECT_EQ(utf8_length("\xe2\x82\xac", 0), 3u);
+}
