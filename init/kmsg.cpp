@@ -1,5 +1,7 @@
 #include "init/kmsg.h"
 
+#include "common/kernel_events.h"
+
 #include <cstdlib>
 #include <fcntl.h>
 #include <poll.h>
@@ -12,27 +14,9 @@ constexpr size_t kContextLines = 8;
 constexpr size_t kMaxEvents = 64; // a flood of warnings must not eat the guest's memory
 } // namespace
 
-std::string_view classify_kernel_message(std::string_view m) {
-    auto has = [&](std::string_view s) { return m.find(s) != std::string_view::npos; };
-    auto starts = [&](std::string_view s) { return m.rfind(s, 0) == 0; };
-    if (has("Kernel panic"))
-        return "panic";
-    // kernel/watchdog*.c prefix their reports: "watchdog: BUG: soft lockup - CPU#0 stuck".
-    if (has("BUG: soft lockup") || has("BUG: workqueue lockup") || has("hard LOCKUP"))
-        return "lockup";
-    if (starts("WARNING:"))
-        return "warning";
-    if (starts("BUG:"))
-        return "bug";
-    if (starts("Oops") || has(" Oops:") || starts("general protection fault"))
-        return "oops";
-    if (starts("Out of memory:") || starts("oom-kill:"))
-        return "oom";
-    if (has("detected stalls") || has("self-detected stall"))
-        return "stall";
-    if (has("blocked for more than"))
-        return "hung_task";
-    return {};
+std::string_view classify_kernel_message(std::string_view msg) {
+    const auto match = classify_kernel_line(msg);
+    return match ? match->kind : std::string_view();
 }
 
 nlohmann::json KmsgEvent::to_json() const {

@@ -15,14 +15,14 @@
 namespace initbench {
 
 struct KmsgEvent {
-    std::string kind;                 // "warning", "bug", "oops", "panic", "oom", "lockup", "stall", "hung_task"
+    std::string kind;                 // one of kKernelEventKinds (common/kernel_events.h)
     double time_s = 0;                // kernel timestamp
     std::string line;                 // the message that triggered it
     std::vector<std::string> context; // a few lines after it
     nlohmann::json to_json() const;
 };
 
-// Which kind of event a kernel message starts, or "" for an ordinary message.
+// Which kind of event a kernel message is (classify_kernel_line), or "" for an ordinary one.
 std::string_view classify_kernel_message(std::string_view msg);
 
 class KmsgWatcher {

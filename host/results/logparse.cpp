@@ -2,6 +2,7 @@
 
 #include "common/crc32.h"
 #include "common/json_fields.h"
+#include "common/kernel_events.h"
 #include "common/record.h"
 #include "common/text.h"
 #include "host/results/lava_log.h"
@@ -169,27 +170,6 @@ bool has_type(const json &j, std::string_view type) {
 
 // ---- kernel events -----------------------------------------------------------------
 
-bool contains(std::string_view s, std::string_view needle) {
-    return s.find(needle) != std::string_view::npos;
-}
-
-// Most specific first: a kill-init is a panic, a soft lockup says "BUG:". The message
-// starts at the needle; `also` must follow it on the line.
-struct EventPattern {
-    std::string_view kind, needle, also = {};
-};
-constexpr EventPattern kEvents[] = {
-    {"kill_init", "Attempted to kill init"},
-    {"panic", "Kernel panic - not syncing"},
-    {"soft_lockup", "watchdog: BUG: soft lockup"},
-    {"rcu_stall", "INFO: rcu", "stall"}, // "rcu: INFO: rcu_preempt self-detected stall on CPU"
-    {"rcu_stall", "RCU stall"},
-    {"oops", "Oops:"}, // x86 "Oops: 0000 [#1]", arm64 "Internal error: Oops: 96000004"
-    {"oops", "Oops -"},
-    {"bug", "BUG:"},
-    {"warning", "WARNING:"},
-};
-
 // A panic's message is what follows "not syncing: ", even when the line is a kill-init.
 std::string_view event_message(std::string_view s, size_t at) {
     constexpr std::string_view kPanic = "Kernel panic - not syncing";
@@ -202,13 +182,10 @@ std::string_view event_message(std::string_view s, size_t at) {
 }
 
 std::optional<KernelEvent> classify(std::string_view s) {
-    for (const EventPattern &p : kEvents) {
-        const size_t at = s.find(p.needle);
-        if (at == std::string_view::npos || !contains(s.substr(at), p.also))
-            continue;
-        return KernelEvent{std::string(p.kind), excerpt(event_message(s, at)), excerpt(s), 0};
-    }
-    return std::nullopt;
+    const auto match = classify_kernel_line(s);
+    if (!match)
+        return std::nullopt;
+    return KernelEvent{std::string(match->kind), excerpt(event_message(s, match->at)), excerpt(s), 0};
 }
 
 } // namespace

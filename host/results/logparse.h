@@ -40,7 +40,7 @@ struct DuplicateSeq {
 };
 
 struct KernelEvent {
-    std::string kind;    // panic, kill_init, soft_lockup, rcu_stall, oops, bug, warning
+    std::string kind;    // one of kKernelEventKinds (common/kernel_events.h)
     std::string message; // for panics: the text after "not syncing: "
     std::string text;    // the line, <= kMaxExcerpt bytes
     uint64_t line = 0;

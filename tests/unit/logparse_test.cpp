@@ -347,7 +347,7 @@ TEST(LogParser, KernelEvents) {
     std::vector<std::string> kinds;
     for (const auto &e : log.kernel_events)
         kinds.push_back(e.kind);
-    EXPECT_EQ(kinds, (std::vector<std::string>{"warning", "bug", "oops", "soft_lockup", "rcu_stall",
+    EXPECT_EQ(kinds, (std::vector<std::string>{"warning", "bug", "oops", "lockup", "stall",
                                                "panic", "kill_init"}));
     EXPECT_EQ(log.kernel_events[5].message, "VFS: Unable to mount root fs");
     EXPECT_EQ(log.kernel_events[5].line, 6u);
