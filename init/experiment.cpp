@@ -13,6 +13,7 @@
 #include "init/commands.h"
 #include "payload/core/external.h"
 #include "payload/core/load_group.h"
+#include "sys/procfs.h"
 #include "init/perf_counters.h"
 #include "payload/core/load.h"
 

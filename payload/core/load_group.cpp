@@ -36,13 +36,6 @@ double seconds(const timeval& tv) {
     return double(tv.tv_sec) + double(tv.tv_usec) * 1e-6;
 }
 
-std::optional<uint64_t> read_uint(const std::string& path) {
-    auto text = read_file(path, 64);
-    if (!text)
-        return std::nullopt;
-    return parse_integer<uint64_t>(trim(text.value()));
-}
-
 std::optional<uint64_t> read_keyed(const std::string& path, std::string_view key) {
     auto text = read_file(path);
     if (!text)
@@ -51,15 +44,6 @@ std::optional<uint64_t> read_keyed(const std::string& path, std::string_view key
 }
 
 } // namespace
-
-std::optional<uint64_t> keyed_value(std::string_view text, std::string_view key) {
-    for (std::string_view line : split_lines(text)) {
-        auto words = split_words(line);
-        if (words.size() >= 2 && words[0] == key)
-            return parse_integer<uint64_t>(words[1]);
-    }
-    return std::nullopt;
-}
 
 std::string describe_exit(int status) {
     if (WIFSIGNALED(status))
@@ -533,36 +517,6 @@ LeftoverTasks settle_user_tasks(pid_t except_group, double deadline) {
         }
         ::usleep(10000);
     }
-}
-
-nlohmann::json make_room_for_tasks(uint64_t tasks) {
-    nlohmann::json changed = nlohmann::json::object();
-    // The fourth field of /proc/loadavg is running/total: the threads there are now.
-    uint64_t now = 0;
-    if (auto loadavg = read_file("/proc/loadavg", 256)) {
-        auto words = split_words(loadavg.value());
-        if (words.size() >= 4)
-            if (size_t slash = words[3].find('/'); slash != std::string_view::npos)
-                now = parse_integer<uint64_t>(words[3].substr(slash + 1)).value_or(0);
-    }
-    const uint64_t needed = now + tasks + 256; // headroom for the kernel's own threads
-    struct Knob {
-        const char* path;
-        const char* name;
-        uint64_t cap; // the kernel's own maximum
-    };
-    for (const Knob& k : {Knob{"/proc/sys/kernel/threads-max", "threads_max", 0x3fffffff},
-                          Knob{"/proc/sys/kernel/pid_max", "pid_max", 4194304}}) {
-        auto was = read_uint(k.path);
-        if (!was || *was >= needed)
-            continue;
-        const uint64_t to = std::min(needed, k.cap);
-        if (Status s = write_file(k.path, std::to_string(to)); s)
-            changed[k.name] = {{"was", *was}, {"now", to}};
-        else
-            changed[k.name] = {{"was", *was}, {"error", s.error().message()}};
-    }
-    return changed;
 }
 
 } // namespace initbench

@@ -129,9 +129,6 @@ private:
 std::string describe_exit(int status);
 
 // The kernel's text, parsed (pure, for the unit tests).
-// The number after `key` on the line that starts with it: cpu.stat, memory.events,
-// /proc/stat ("processes"), /proc/meminfo ("MemAvailable:").
-std::optional<uint64_t> keyed_value(std::string_view text, std::string_view key);
 
 // Tasks other than PID 1 and kernel threads, zombies included: what a phase left behind.
 // Those of process group `except_group` (a background payload's), when not 0, are not counted.
@@ -151,8 +148,5 @@ std::string describe_leftovers(const LeftoverTasks& left);
 // reaps the zombies orphaned to it (a killed server's children, in a process group of their
 // own, that no load group waits for). Returns at once when nothing is left.
 LeftoverTasks settle_user_tasks(pid_t except_group, double deadline);
-// Raises kernel.threads-max and kernel.pid_max where they would refuse `tasks` more tasks
-// than there are now; says what it changed (an empty object when nothing).
-nlohmann::json make_room_for_tasks(uint64_t tasks);
 
 } // namespace initbench

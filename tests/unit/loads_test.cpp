@@ -7,6 +7,7 @@
 #include "load_catalog.h"
 #include "payload/core/external.h"
 #include "payload/core/load_group.h"
+#include "sys/procfs.h"
 #include "payload/core/load.h"
 #include "run_load.h"
 
