@@ -154,6 +154,11 @@ constexpr KeySpec kGeneralKeys[] = {
                           "whether a higher or a lower metric is better")),
     external_key(enum_key("load.*.agg", "hmean", "hmean|amean",
                           "how the metric is averaged over rounds and runs: hmean for rates")),
+    external_key(enum_key("load.*.window", "fixed", "fixed|program",
+                          "fixed: the phase's window (warm-up, duration), with a warning when the "
+                          "program ends 10 % of it before or after; program: the window is the "
+                          "program's run, no warm-up, its length the metric run_s (a fixed-work "
+                          "program: hackbench -l, stress-ng --fork-ops)")),
 };
 
 } // namespace

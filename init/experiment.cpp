@@ -38,6 +38,9 @@ constexpr double kProgramEndGrace = 10;
 // How long the tasks a phase killed may take to end (and its orphans to be reaped) before
 // those still there are reported as left over: at once on a quiet machine.
 constexpr double kSettleS = 5;
+// A program in a fixed window that ends more than this share of the window before or after
+// it is warned about (load.NAME.window=program measures its run instead).
+constexpr double kProgramWindowSlack = 0.1;
 // The tail of an external program's output that its phase record keeps.
 constexpr size_t kProgramOutputTail = 2048;
 
@@ -52,7 +55,10 @@ struct PhaseLoad {
 // How an external load's program and setup went in one phase, for its record.
 struct ProgramRun {
     std::unique_ptr<Background> setup;
-    bool ended = false; // on its own, before the runner gave up waiting
+    bool ended = false;        // on its own, before the runner gave up waiting
+    bool timed = false;        // load.NAME.window=program: the window was its run
+    double window_end = 0;     // when the phase's window closed (monotonic seconds)
+    double window_s = 0;       // how long it was open
 };
 
 struct PhasePlan {
@@ -338,9 +344,17 @@ private:
         return available > reserve ? available - reserve : available / 2;
     }
 
+    // An external load whose phase window is its program's run (load.NAME.window=program).
+    bool window_is_program(const PhaseLoad& part) const {
+        return part.external && config_.str("load." + part.external->name + ".window") == "program";
+    }
+
     bool run_phase(const PhasePlan& phase, uint64_t round) {
         const double duration = config_.seconds("duration");
-        const double warmup = config_.seconds("warmup");
+        // A program timed by its own run starts measured: no warm-up before it.
+        const bool program_window =
+            std::any_of(phase.loads.begin(), phase.loads.end(), [&](const PhaseLoad& p) { return window_is_program(p); });
+        const double warmup = program_window ? 0 : config_.seconds("warmup");
         nlohmann::json rec{{"type", "phase"}, {"phase", phase.name}, {"round", round}};
         if (phase.joined()) {
             rec["loads"] = nlohmann::json::array();
@@ -452,9 +466,17 @@ private:
             last_ops.push_back(s.ops);
         uint64_t peak_tasks = 0;
         double last_t = s0.t;
-        for (double next = s0.t + interval; next < s0.t + duration + interval / 2;
-             next += interval) {
-            wait_until(std::min(next, s0.t + duration));
+        // The window: `duration`, or until every program timed by its run has ended.
+        std::vector<const LoadGroup*> timed;
+        for (size_t i = 0; i < groups.size(); i++)
+            if ((programs[i].timed = window_is_program(phase.loads[i])))
+                timed.push_back(groups[i].get());
+        auto window_open = [&](double next) {
+            return timed.empty() ? next < s0.t + duration + interval / 2
+                                 : !std::all_of(timed.begin(), timed.end(), [](const LoadGroup* g) { return g->ended(); });
+        };
+        for (double next = s0.t + interval; window_open(next); next += interval) {
+            wait_until(timed.empty() ? std::min(next, s0.t + duration) : next, timed);
             const double now = monotonic_seconds();
             const double dt = std::max(now - last_t, 1e-9);
             if (groups.empty())
@@ -488,6 +510,8 @@ private:
             background_->await_answer();
         }
         const double elapsed = s1.t - s0.t;
+        for (auto& p : programs)
+            p.window_end = s1.t, p.window_s = elapsed;
         // External programs end by themselves ({duration} covers the warm-up and the window).
         const double end_by = monotonic_seconds() + std::max(kProgramEndGrace, duration);
         for (size_t i = 0; i < groups.size(); i++)
@@ -704,6 +728,25 @@ private:
             if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0)
                 failure = describe_exit(*status);
         }
+        program["window"] = run.timed ? "program" : "fixed";
+        if (run.timed) {
+            // The window was the run: its length is the program's own figure of time.
+            if (run.ended && failure.empty())
+                rec["metrics"]["run_s"] = metric(run.window_s, "s", "amean", "lower");
+        } else if (const auto ended_at = group.ended_at(0); ended_at && failure.empty()) {
+            // A fixed-work program run in a fixed window: the probes, counters and CPU time
+            // cover the window, and the program's figure its own run. Say so when they differ.
+            const double off = *ended_at - run.window_end, window = run.window_s;
+            program["end_vs_window_s"] = off;
+            if (std::fabs(off) > kProgramWindowSlack * window)
+                console_.warning("phase " + phase_name,
+                                 "'" + program["command"].get<std::string>() + "' " +
+                                     (off < 0 ? "ended " + format_number(-off, "%.2f") + " s before its window closed"
+                                              : "ran " + format_number(off, "%.2f") + " s past its window") +
+                                     " (" + format_number(window, "%.2f") +
+                                     " s): the probes, counters and CPU time cover the window, not the program's run; " +
+                                     key + ".window=program makes them one");
+        }
         if (!failure.empty()) {
             std::string last;
             for (auto line : split_lines(output))
@@ -733,10 +776,15 @@ private:
     // Sleeps until `until` (monotonic seconds), taking signals synchronously: SIGCHLD tells
     // that a worker died on its own, which the phase records. Respawns the load when churn
     // is due.
-    void wait_until(double until) {
+    // Until `until`, or sooner once every group of `or_ended` has ended.
+    void wait_until(double until, const std::vector<const LoadGroup*>& or_ended = {}) {
         sigset_t all;
         sigfillset(&all);
-        for (double now = monotonic_seconds(); now < until; now = monotonic_seconds()) {
+        auto all_ended = [&] {
+            return !or_ended.empty() &&
+                   std::all_of(or_ended.begin(), or_ended.end(), [](const LoadGroup* g) { return g->ended(); });
+        };
+        for (double now = monotonic_seconds(); now < until && !all_ended(); now = monotonic_seconds()) {
             if (!groups_.empty() && now >= churn_next_) {
                 churn_next_ = monotonic_seconds() + config_.seconds("churn");
                 for (auto* g : groups_)

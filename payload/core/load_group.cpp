@@ -135,6 +135,7 @@ Status LoadGroup::spawn_workers() {
     pids_.clear();
     alive_.clear();
     statuses_.clear();
+    ended_at_.clear();
     gate_->store(0, std::memory_order_relaxed);
     for (unsigned i = 0; i < params_.workers; i++) {
         pid_t pid = ::fork();
@@ -151,6 +152,7 @@ Status LoadGroup::spawn_workers() {
         pids_.push_back(pid);
         alive_.push_back(true);
         statuses_.push_back(0);
+        ended_at_.push_back(-1);
     }
     open_gate(*gate_);
     return ok();
@@ -235,6 +237,7 @@ std::vector<WorkerExit> LoadGroup::collect_early_exits() {
             reaped_++;
             alive_[i] = false;
             statuses_[i] = status;
+            ended_at_[i] = monotonic_seconds();
             out.push_back({pids_[i], status});
         }
     }
@@ -244,12 +247,22 @@ std::vector<WorkerExit> LoadGroup::collect_early_exits() {
 bool LoadGroup::wait_exit(double deadline) {
     for (;;) {
         collect_early_exits();
-        if (std::none_of(alive_.begin(), alive_.end(), [](bool a) { return a; }))
+        if (ended())
             return true;
         if (monotonic_seconds() >= deadline)
             return false;
         ::usleep(2000);
     }
+}
+
+std::optional<double> LoadGroup::ended_at(size_t index) const {
+    if (index >= pids_.size() || alive_[index] || ended_at_[index] < 0)
+        return std::nullopt;
+    return ended_at_[index];
+}
+
+bool LoadGroup::ended() const {
+    return std::none_of(alive_.begin(), alive_.end(), [](bool a) { return a; });
 }
 
 std::optional<int> LoadGroup::exit_status(size_t index) const {

@@ -75,6 +75,12 @@ public:
     bool wait_exit(double deadline);
     // How worker `index` ended (as from waitpid), once it has been reaped.
     std::optional<int> exit_status(size_t index) const;
+    // When worker `index` ended on its own (monotonic seconds: when collect_early_exits or
+    // wait_exit reaped it, which the runner does on its SIGCHLD); none while it runs or once
+    // stop() ended it.
+    std::optional<double> ended_at(size_t index) const;
+    // Every worker has ended (an external load's program has exited).
+    bool ended() const;
     // Moves a task started before the load (its setup) into the load's cgroup, so that what
     // it does from now on is counted and limited with the load. Nothing without a cgroup.
     Status adopt(pid_t pid);
@@ -115,6 +121,7 @@ private:
     std::vector<pid_t> pids_;
     std::vector<bool> alive_;
     std::vector<int> statuses_; // of the workers that ended, as from waitpid
+    std::vector<double> ended_at_; // monotonic seconds each was reaped at while it ran on its own
     pid_t pgid_ = 0;
     std::string cgroup_name_, cgroup_path_;
     std::vector<std::string> notes_;

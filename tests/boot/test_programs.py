@@ -91,7 +91,7 @@ class PackedPrograms(unittest.TestCase):
 
 
 EXPERIMENT = r"""
-phases = none, failing, stressfork, nomatch, neverready, stressfork+fork, tbench
+phases = none, failing, stressfork, nomatch, neverready, stressfork+fork, tbench, fixedwork
 duration = 2
 workers = 1
 load.stressfork = stress-ng --fork {workers} -t {duration} --metrics-brief
@@ -115,6 +115,9 @@ load.tbench.ready_port = 7003
 load.tbench.clients = 1, cpus, 2*cpus
 load.tbench.metric = Throughput ([0-9.]+) MB/sec
 load.tbench.unit = MB/s
+# A fixed amount of work, timed by its own run.
+load.fixedwork = stress-ng --fork 1 --fork-ops 300
+load.fixedwork.window = program
 """
 
 
@@ -155,8 +158,8 @@ class PackedProgramsAsLoads(unittest.TestCase):
         # Exit 1: complete, with error records; every phase after a failure ran.
         self.assertEqual(self.r.code, 1, self.r.stdout + self.r.stderr + self.r.log[-3000:])
         self.assertEqual(self.r.one("end")["type"], "end")
-        self.assertEqual(sorted(self.phases), ["failing", "nomatch", "none", "stressfork", "stressfork+fork",
-                                               "tbench-1", "tbench-2", "tbench-4"])
+        self.assertEqual(sorted(self.phases), ["failing", "fixedwork", "nomatch", "none", "stressfork",
+                                               "stressfork+fork", "tbench-1", "tbench-2", "tbench-4"])
         self.assertEqual(len(self.errors), 3, self.errors)
 
     def test_stress_ng_bogo_ops_rate_is_the_metric(self):
@@ -200,6 +203,38 @@ class PackedProgramsAsLoads(unittest.TestCase):
         e = self.error_of("nomatch")
         self.assertEqual(e["key"], "load.nomatch.metric")
         self.assertIn("no match", e["reason"])
+
+    def test_a_fixed_work_program_is_timed_by_its_run(self):
+        # load.fixedwork.window=program: the window opened as stress-ng started (no warm-up) and
+        # closed when it exited; its length is the phase's duration and the metric run_s.
+        p = self.phases["fixedwork"]
+        self.assertEqual(p["program"]["window"], "program")
+        self.assertEqual(p["program"]["exit"], 0, p["program"]["output_tail"])
+        self.assertEqual(p["warmup_s"], 0)
+        run_s = p["metrics"]["run_s"]
+        self.assertEqual((run_s["unit"], run_s["better"], run_s["agg"]), ("s", "lower", "amean"))
+        self.assertEqual(run_s["value"], p["duration_s"])
+        self.assertNotIn("end_vs_window_s", p["program"])
+        # All of its work was inside the window: its 300 forks, each a kernel_clone.
+        probe = [r for r in self.r.records("probe") if r["phase"] == "fixedwork"][0]
+        self.assertGreaterEqual(probe["count"], 300)
+        self.assertEqual(p["tasks"]["reaped"], 1)
+        self.assertEqual(self.warnings_of("fixedwork"), [])
+
+    def test_a_program_off_its_fixed_window_is_a_warning(self):
+        # nomatch's program ends at once, in a 2 s window: the probes covered 2 s of nothing.
+        p = self.phases["nomatch"]
+        self.assertEqual(p["program"]["window"], "fixed")
+        self.assertLess(p["program"]["end_vs_window_s"], -0.2 * p["duration_s"])
+        [w] = self.warnings_of("nomatch")
+        self.assertRegex(w["reason"], r"^'sh -c echo no number here' ended [0-9.]+ s before its window closed "
+                                      r"\([0-9.]+ s\): .*load\.nomatch\.window=program makes them one$")
+        # A program that failed is an error, and no warning besides.
+        self.assertEqual(self.warnings_of("failing"), [])
+        self.assertNotIn("end_vs_window_s", self.phases["failing"]["program"])
+
+    def warnings_of(self, phase):
+        return [w for w in self.r.records("warning") if w.get("what") == f"phase {phase}"]
 
     def test_a_setup_never_ready_is_an_error_and_no_phase(self):
         self.assertNotIn("neverready", self.phases)
