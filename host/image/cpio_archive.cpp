@@ -82,32 +82,79 @@ std::string slurp(const std::string& path) {
 
 } // namespace
 
-std::optional<std::map<std::string, std::string>> read_cpio_files(
-    const std::string& path, const std::function<bool(const std::string&)>& wanted, size_t limit) {
+namespace {
+
+// The whole decompressed stream of an image, through any of the kernel's compressors that
+// libarchive reads (gzip members one after another among them); none if it cannot be read.
+std::optional<std::string> decompressed(const std::string& path) {
     struct Deleter {
         void operator()(archive* a) const { archive_read_free(a); }
     };
     std::unique_ptr<archive, Deleter> a(archive_read_new());
     archive_read_support_filter_all(a.get());
-    archive_read_support_format_cpio(a.get());
-    if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK)
-        return std::nullopt;
-    std::map<std::string, std::string> out;
+    archive_read_support_format_raw(a.get());
     archive_entry* e = nullptr;
-    while (archive_read_next_header(a.get(), &e) == ARCHIVE_OK) {
-        std::string name = archive_entry_pathname(e);
-        if (!wanted(name))
+    if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK ||
+        archive_read_next_header(a.get(), &e) != ARCHIVE_OK)
+        return std::nullopt;
+    std::string out;
+    char buf[1 << 16];
+    for (;;) {
+        const ssize_t n = archive_read_data(a.get(), buf, sizeof buf);
+        if (n < 0)
+            return std::nullopt;
+        if (n == 0)
+            return out;
+        out.append(buf, static_cast<size_t>(n));
+    }
+}
+
+std::optional<size_t> newc_field(const std::string& data, size_t at) {
+    size_t value = 0;
+    for (size_t i = at; i < at + 8; i++) {
+        const char c = data[i];
+        const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                        : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (digit < 0)
+            return std::nullopt;
+        value = value * 16 + static_cast<size_t>(digit);
+    }
+    return value;
+}
+
+constexpr size_t align4(size_t n) { return (n + 3) & ~size_t(3); }
+
+} // namespace
+
+std::optional<std::map<std::string, std::string>> read_cpio_files(
+    const std::string& path, const std::function<bool(const std::string&)>& wanted, size_t limit) {
+    // An image is newc archives one after another, with zero padding between, as the kernel
+    // unpacks them (a packed image: the base, then what pack appended). libarchive's cpio
+    // reader stops at the first trailer, so the headers are walked here: 110 bytes of magic
+    // and hex fields, the name, the data, each 4-byte aligned. A later entry of one name wins,
+    // as in the kernel.
+    const auto data = decompressed(path);
+    if (!data)
+        return std::nullopt;
+    constexpr size_t kHeader = 110, kFileSize = 54, kNameSize = 94;
+    std::map<std::string, std::string> out;
+    for (size_t pos = 0; pos < data->size();) {
+        if ((*data)[pos] == '\0') { // padding after a trailer
+            pos++;
             continue;
-        const auto size = static_cast<size_t>(std::max<int64_t>(archive_entry_size(e), 0));
-        std::string text(std::min(size, limit), '\0');
-        // A read may stop at the end of a decompressed block: go on until all is in.
-        for (size_t got = 0; got < text.size();) {
-            const ssize_t n = archive_read_data(a.get(), text.data() + got, text.size() - got);
-            if (n <= 0)
-                return std::nullopt;
-            got += static_cast<size_t>(n);
         }
-        out[std::move(name)] = std::move(text);
+        if (pos + kHeader > data->size() || (data->compare(pos, 6, "070701") != 0 && data->compare(pos, 6, "070702") != 0))
+            return std::nullopt;
+        const auto file_size = newc_field(*data, pos + kFileSize), name_size = newc_field(*data, pos + kNameSize);
+        if (!file_size || !name_size || *name_size == 0)
+            return std::nullopt;
+        const size_t body = align4(pos + kHeader + *name_size);
+        if (body > data->size() || *file_size > data->size() - body)
+            return std::nullopt;
+        std::string name = data->substr(pos + kHeader, *name_size - 1);
+        if (name != "TRAILER!!!" && wanted(name))
+            out[std::move(name)] = data->substr(body, std::min(*file_size, limit));
+        pos = align4(body + *file_size);
     }
     return out;
 }

@@ -26,8 +26,9 @@ struct CpioEntry {
 // Throws std::runtime_error naming the line on a malformed one.
 std::vector<CpioEntry> parse_manifest(const std::string& text);
 
-// The contents of the entries of a cpio archive (gzip'd, or concatenated ones: an image)
-// whose paths `wanted` accepts, at most `limit` bytes of each; none if it cannot be read.
+// The contents of the entries of an image, newc cpio archives one after another (a packed
+// image's base and what pack appended), compressed or not, whose paths `wanted` accepts, at
+// most `limit` bytes of each (a symlink's: its target); none if it cannot be read.
 std::optional<std::map<std::string, std::string>> read_cpio_files(
     const std::string& path, const std::function<bool(const std::string&)>& wanted,
     size_t limit = SIZE_MAX);

@@ -403,6 +403,26 @@ class HostRefusals(unittest.TestCase):
                             capture_output=True, text=True, timeout=limits.HOST_S)
         self.assertEqual(ok.returncode, 0, ok.stderr)
 
+    def test_what_a_packed_image_adds_counts(self):
+        # A packed image is two archives: the host reads the second too, as the kernel does.
+        # Its experiment file's load and its program pass; before, both were refused.
+        with tempfile.TemporaryDirectory(prefix="initbench-packed-check-") as tmp:
+            conf, script, packed = Path(tmp) / "e.conf", Path(tmp) / "spin.sh", Path(tmp) / "packed.cpio.gz"
+            conf.write_text("load.spin = /payload/bin/spin.sh\n")
+            script.write_text("#!/bin/sh\nexit 0\n")
+            script.chmod(0o755)
+            subprocess.run([bootlib.INITBENCH, "pack", "--image", bootlib.IMAGE, "--add", f"{script}:/payload/bin/spin.sh",
+                            "--config", str(conf), "-o", str(packed)], check=True, capture_output=True,
+                           timeout=limits.HOST_S)
+            job = subprocess.run([bootlib.INITBENCH, "lava-job", "--kernel", "http://lab/bzImage", "--image",
+                                  "http://lab/packed.cpio.gz", "--check-image", str(packed), "--",
+                                  "initbench.phases=none,spin", "initbench.cmd=/payload/bin/spin.sh"],
+                                 capture_output=True, text=True, timeout=limits.HOST_S)
+            self.assertEqual(job.returncode, 0, job.stderr)
+            err = refused_on_host(self, "--kernel", bootlib.kernel(), "--image", str(packed),
+                                  params=("initbench.phases=none,spinn",))
+            self.assertIn("unknown load 'spinn' (did you mean 'spin'?)", err)
+
     def test_lava_job_checks_its_parameters_against_the_image(self):
         err = refused_on_host(self, "--kernel", "http://lab/bzImage", "--image", "http://lab/initbench.cpio.gz",
                               "--check-image", bootlib.IMAGE, command="lava-job", params=("initbench.phases=frok",))

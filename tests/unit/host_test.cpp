@@ -849,6 +849,34 @@ TEST(CpioArchive, SmallestIsSmaller) {
     EXPECT_EQ(gunzip(small), gunzip(fast)); // the same cpio inside
 }
 
+// A packed image is the base archive and pack's appended one: both are read, the later
+// entry of one name winning (as the kernel unpacks them); a cut image is not read at all.
+TEST(CpioArchive, ReadsEveryArchiveOfAnImage) {
+    TempDir tmp;
+    write_cpio_gz(parse_manifest("dir /bin 0755\nfile /bin/sh 0755 " + tmp.file("sh", "base sh") +
+                                 "\nslink /bin/true /bin/sh\nfile /etc/a 0644 " + tmp.file("a", "old") + "\n"),
+                  tmp / "base.cpio.gz");
+    write_cpio_gz(parse_manifest("file /payload/bin/insmod 0755 " + tmp.file("insmod", "wrapper") +
+                                 "\nfile /etc/a 0644 " + tmp.file("a2", "new") + "\n"),
+                  tmp / "payload.cpio.gz");
+    const std::string packed = slurp(tmp / "base.cpio.gz") + slurp(tmp / "payload.cpio.gz");
+    std::ofstream(tmp / "packed.cpio.gz", std::ios::binary) << packed;
+    auto all = [](const std::string&) { return true; };
+    const auto files = read_cpio_files(tmp / "packed.cpio.gz", all);
+    ASSERT_TRUE(files);
+    EXPECT_EQ(files->at("bin/sh"), "base sh");
+    EXPECT_EQ(files->at("bin/true"), "/bin/sh"); // a symlink's target
+    EXPECT_EQ(files->at("payload/bin/insmod"), "wrapper");
+    EXPECT_EQ(files->at("etc/a"), "new");
+    EXPECT_EQ(read_cpio_files(tmp / "packed.cpio.gz", all, 3)->at("payload/bin/insmod"), "wra");
+    // Uncompressed, and cut short.
+    std::ofstream(tmp / "plain.cpio", std::ios::binary) << gunzip(slurp(tmp / "base.cpio.gz"));
+    EXPECT_EQ(read_cpio_files(tmp / "plain.cpio", all)->at("etc/a"), "old");
+    const std::string plain = gunzip(slurp(tmp / "base.cpio.gz"));
+    std::ofstream(tmp / "cut.cpio", std::ios::binary) << plain.substr(0, 150);
+    EXPECT_FALSE(read_cpio_files(tmp / "cut.cpio", all));
+}
+
 // ---- process: run_child() -------------------------------------------------------------
 
 ChildRun sh(const std::string& script, double timeout_s = 20) {
