@@ -510,8 +510,10 @@ private:
             background_->await_answer();
         }
         const double elapsed = s1.t - s0.t;
-        for (auto& p : programs)
-            p.window_end = s1.t, p.window_s = elapsed;
+        for (auto& p : programs) {
+            p.window_end = s1.t;
+            p.window_s = elapsed;
+        }
         // External programs end by themselves ({duration} covers the warm-up and the window).
         const double end_by = monotonic_seconds() + std::max(kProgramEndGrace, duration);
         for (size_t i = 0; i < groups.size(); i++)
@@ -773,10 +775,9 @@ private:
             console_.error("phase " + phase_name, why, key + ".metric");
     }
 
-    // Sleeps until `until` (monotonic seconds), taking signals synchronously: SIGCHLD tells
-    // that a worker died on its own, which the phase records. Respawns the load when churn
-    // is due.
-    // Until `until`, or sooner once every group of `or_ended` has ended.
+    // Sleeps until `until` (monotonic seconds), or until every group of `or_ended` has ended,
+    // taking signals synchronously: SIGCHLD tells that a worker died on its own, which the
+    // phase records. Respawns the load when churn is due.
     void wait_until(double until, const std::vector<const LoadGroup*>& or_ended = {}) {
         sigset_t all;
         sigfillset(&all);
