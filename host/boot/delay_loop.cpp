@@ -1,12 +1,13 @@
 #include "host/boot/delay_loop.h"
 
+#include "common/text.h"
 #include "host/lab/kconfig.h"
+#include "sys/sys.h"
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -43,15 +44,10 @@ std::optional<unsigned> config_hz(std::string_view config_text) {
     const auto it = config.find("HZ");
     if (it == config.end())
         return std::nullopt;
-    try {
-        size_t used = 0;
-        const unsigned long hz = std::stoul(it->second, &used);
-        if (used != it->second.size() || hz == 0 || hz > 10000)
-            return std::nullopt;
-        return static_cast<unsigned>(hz);
-    } catch (const std::exception&) {
+    const auto hz = parse_integer<unsigned>(it->second);
+    if (!hz || *hz == 0 || *hz > 10000)
         return std::nullopt;
-    }
+    return hz;
 }
 
 unsigned long long tsc_lpj(double tsc_khz, unsigned hz) {
@@ -63,12 +59,11 @@ unsigned long long tsc_lpj(double tsc_khz, unsigned hz) {
 
 std::optional<double> host_tsc_khz(std::string& why_not) {
 #if defined(__x86_64__)
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    std::string line;
     bool constant = false;
-    while (std::getline(cpuinfo, line))
-        if (line.rfind("flags", 0) == 0) {
-            constant = (line + " ").find(" constant_tsc ") != std::string::npos;
+    for (std::string_view line : split_lines(read_whole_file("/proc/cpuinfo").value_or("")))
+        if (line.starts_with("flags")) {
+            const auto words = split_words(line);
+            constant = std::find(words.begin(), words.end(), "constant_tsc") != words.end();
             break;
         }
     if (!constant) {
@@ -112,12 +107,10 @@ DelayLoop tcg_delay_loop(const BootSpec& spec, const std::string& kernel_config)
     const std::string config = kernel_config.empty() ? config_beside_kernel(spec.kernel) : kernel_config;
     if (config.empty())
         return without("no .config beside the kernel to read its HZ from (--kernel-config FILE gives one)");
-    std::ifstream in(config);
-    if (!in)
+    const auto text = read_whole_file(config);
+    if (!text)
         return without("cannot read " + config);
-    std::stringstream text;
-    text << in.rdbuf();
-    const auto hz = config_hz(text.str());
+    const auto hz = config_hz(text.value());
     if (!hz)
         return without(config + " sets no CONFIG_HZ");
     std::string why_not;
