@@ -18,15 +18,10 @@ volatile sig_atomic_t g_signal = 0;
 void on_signal(int sig) { g_signal = sig; }
 
 std::vector<std::string> run_argv(const std::string& cli, const BootRequest& r) {
-    std::vector<std::string> argv = {cli,     "run",         "--kernel",  r.kernel,     "--image",
-                                     r.image, "--arch",      r.arch,      "--clock",    r.clock,
-                                     "--accel", r.accel,     "--timeout", std::to_string(r.timeout_s),
-                                     "--out", r.out_path,    "--log",     r.log_path,   "--quiet"};
-    if (r.cpus)
-        argv.insert(argv.end(), {"--cpus", std::to_string(r.cpus)});
-    if (r.memory_mb)
-        argv.insert(argv.end(), {"--memory", std::to_string(r.memory_mb)});
-    argv.push_back("--");
+    std::vector<std::string> argv = {cli, "run", "--kernel", r.kernel};
+    for (auto& word : run_arguments(r.options))
+        argv.push_back(std::move(word));
+    argv.insert(argv.end(), {"--out", r.out_path, "--log", r.log_path, "--quiet", "--"});
     argv.insert(argv.end(), r.params.begin(), r.params.end());
     return argv;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "common/result.h"
+#include "host/boot/boot_options.h"
 
 #include <memory>
 #include <optional>
@@ -16,12 +17,9 @@ namespace initbench {
 
 // One boot: what to boot, and where its results document and console log go.
 struct BootRequest {
-    std::string kernel, image, arch = "x86_64";
+    std::string kernel;
     std::vector<std::string> params; // kernel parameters
-    std::string clock = "wall";      // wall or icount
-    std::string accel = "tcg";
-    unsigned cpus = 0, memory_mb = 0; // 0: the experiment's or initbench run's default
-    double timeout_s = 600;
+    BootOptions options;
     std::string out_path, log_path; // the results document and the raw console
 };
 

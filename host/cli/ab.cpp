@@ -5,12 +5,12 @@
 #include "common/text.h"
 #include "host/boot/boot_backend.h"
 #include "host/boot/boot_files.h"
+#include "host/cli/boot_cli.h"
 #include "host/cli/subcommand.h"
 #include "host/compare/compare.h"
 #include "host/compare/compare_render.h"
 #include "host/compare/sequential.h"
 #include "host/image/settings_check.h"
-#include "host/image/image_paths.h"
 #include "host/report/report.h"
 #include "host/report/report_html.h"
 #include "host/results/results.h"
@@ -124,14 +124,8 @@ private:
     BootRequest request(const Boot& b) const {
         BootRequest r;
         r.kernel = sides_[b.side].kernel;
-        r.image = cli_.image;
-        r.arch = cli_.arch;
         r.params = sides_[b.side].params;
-        r.clock = cli_.clock;
-        r.accel = cli_.accel;
-        r.cpus = cli_.cpus;
-        r.memory_mb = cli_.memory_mb;
-        r.timeout_s = cli_.timeout_s;
+        r.options = cli_.boot;
         r.out_path = b.out.string();
         r.log_path = b.log.string();
         return r;
@@ -342,30 +336,35 @@ std::string self_exe() {
 }
 
 int run_ab(AbCli cli) {
-    if (cli.min_boots < 2 || cli.max_boots < cli.min_boots) {
-        std::cerr << "initbench ab: --min-boots must be >= 2 and <= --max-boots\n";
+    auto usage = [](const std::string& why) {
+        std::cerr << "initbench ab: " << why << "\n";
         return kAbUsage;
-    }
-    if (cli.image.empty())
-        cli.image = default_image(cli.arch, "initbench");
-    if (cli.image.empty() || !check_image_file(cli.image)) {
-        std::cerr << "initbench ab: no usable initbench image: pass --image\n";
-        return kAbUsage;
-    }
-    if (cli.clock == "icount" && cli.cpus > 1) {
-        std::cerr << "initbench ab: --clock icount boots one CPU only\n";
-        return kAbUsage;
-    }
+    };
+    if (cli.min_boots < 2 || cli.max_boots < cli.min_boots)
+        return usage("--min-boots must be >= 2 and <= --max-boots");
     auto sides = plan_sides(cli);
     if (!sides) {
         std::cerr << "initbench ab: " << sides.error().message() << "\n";
         return kAbUsage;
     }
-    for (const auto& side : sides.value())
-        if (!settings_accepted("ab", cli.image, side.params))
+    if (!cli.boot.kernel_config.empty() &&
+        std::any_of(sides.value().begin(), sides.value().end(),
+                    [&](const SidePlan& s) { return s.kernel != sides.value()[0].kernel; }))
+        return usage("--kernel-config names one kernel's .config: with several kernels, put each one's beside it");
+    // Each side as `initbench run` will boot it, checked before the first boot: the image, the
+    // guest's size (the experiment's machine.* too), the clock against it, the parameters.
+    unsigned cpus = 1;
+    for (const auto& side : sides.value()) {
+        auto run = plan_boot(cli.boot, side.params, "initbench");
+        if (!run)
+            return usage(side.label + ": " + run.error().message());
+        if (!settings_accepted("ab", run.value().boot.image, side.params))
             return kAbUsage;
+        cli.boot.image = run.value().boot.image;
+        cpus = std::max(cpus, run.value().boot.cpus);
+    }
     if (cli.jobs == 0) // TCG runs a thread per guest CPU: one boot per host core per vCPU
-        cli.jobs = std::max(1u, std::thread::hardware_concurrency() / std::max(1u, cli.cpus));
+        cli.jobs = std::max(1u, std::thread::hardware_concurrency() / cpus);
     if (auto s = claim_directory(cli.out_dir, plan_document(cli, sides.value())); !s) {
         std::cerr << "initbench ab: " << s.error().message() << "\n";
         return kAbUsage;
@@ -389,18 +388,11 @@ void add_ab_command(CLI::App& app) {
         ->allow_extra_args(false);
     cmd->add_option("--metric", cli->metrics, "Glob of a metric to decide (repeatable; default every phase metric)")
         ->allow_extra_args(false);
-    cmd->add_option("--image", cli->image, "initbench image (default: built or installed)");
-    cmd->add_option("--arch", cli->arch, "Guest architecture")
-        ->check(CLI::IsMember({"x86_64", "aarch64"}))->capture_default_str();
-    cmd->add_option("--clock", cli->clock, "wall or icount")->check(CLI::IsMember({"wall", "icount"}))->capture_default_str();
-    cmd->add_option("--accel", cli->accel, "tcg or kvm")->check(CLI::IsMember({"tcg", "kvm"}))->capture_default_str();
-    cmd->add_option("--cpus", cli->cpus, "Guest CPUs (default: the experiment's, else 1)")->check(CLI::Range(1, 512));
-    cmd->add_option("--memory", cli->memory_mb, "Guest memory in MiB")->check(CLI::Range(64, 1 << 20));
+    add_boot_options(*cmd, cli->boot);
     cmd->add_option("--min-boots", cli->min_boots, "Boots a side before the first look")->capture_default_str();
     cmd->add_option("--max-boots", cli->max_boots, "Boots a side at most (the budget)")
         ->check(CLI::Range(2, 1000))->capture_default_str();
     cmd->add_option("-j,--jobs", cli->jobs, "Boots at once (default: host cores / guest CPUs)")->check(CLI::Range(1, 256));
-    cmd->add_option("--timeout", cli->timeout_s, "Seconds per boot")->check(CLI::Range(1.0, 604800.0))->capture_default_str();
     cmd->add_option("--method", cli->method, "welch or lkp")->check(CLI::IsMember({"welch", "lkp"}))->capture_default_str();
     cmd->add_option("--confidence", cli->confidence, "1 - the error rate promised over all looks")
         ->check(CLI::Range(0.5, 0.9999))->capture_default_str();

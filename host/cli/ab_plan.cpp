@@ -45,7 +45,7 @@ Result<std::vector<SidePlan>> plan_sides(const AbCli& cli) {
             if (other.label == s.label)
                 return Error{"two sides are labelled " + s.label};
         s.kernel = pick(cli.kernels);
-        if (auto ok = check_kernel_file(s.kernel, cli.arch); !ok)
+        if (auto ok = check_kernel_file(s.kernel, cli.boot.arch); !ok)
             return Error{"--kernel " + ok.error().message()};
         s.params = cli.params;
         if (!cli.side_params.empty())
@@ -65,12 +65,13 @@ json plan_document(const AbCli& cli, const std::vector<SidePlan>& sides) {
                       {"params", s.params}});
     return {{"initbench_ab", 1},
             {"sides", js},
-            {"image_sha256", sha256_file(cli.image)},
-            {"arch", cli.arch},
-            {"clock", cli.clock},
-            {"accel", cli.accel},
-            {"cpus", cli.cpus},
-            {"memory_mb", cli.memory_mb},
+            {"image_sha256", sha256_file(cli.boot.image)},
+            {"arch", cli.boot.arch},
+            {"clock", cli.boot.clock},
+            {"accel", cli.boot.accel},
+            {"boot", cli.boot.boot},
+            {"cpus", cli.boot.cpus},
+            {"memory_mb", cli.boot.memory_mb},
             {"metrics", cli.metrics},
             {"method", cli.method},
             {"confidence", cli.confidence},

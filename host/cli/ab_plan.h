@@ -3,6 +3,7 @@
 #pragma once
 
 #include "common/result.h"
+#include "host/boot/boot_options.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -13,9 +14,10 @@ namespace initbench {
 
 struct AbCli {
     std::vector<std::string> kernels, side_params, labels, metrics, params;
-    std::string out_dir, image, arch = "x86_64", clock = "wall", accel = "tcg", method = "welch";
-    unsigned min_boots = 2, max_boots = 10, jobs = 0, cpus = 0, memory_mb = 0;
-    double timeout_s = 600, confidence = 0.95, min_effect_pct = 5;
+    std::string out_dir, method = "welch";
+    BootOptions boot; // every side's, as `initbench run` takes them
+    unsigned min_boots = 2, max_boots = 10, jobs = 0;
+    double confidence = 0.95, min_effect_pct = 5;
 };
 
 struct SidePlan {

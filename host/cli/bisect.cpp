@@ -3,6 +3,7 @@
 #include "common/text.h"
 #include "host/boot/boot.h"
 #include "host/boot/boot_files.h"
+#include "host/cli/boot_cli.h"
 #include "host/compare/compare.h"
 #include "host/compare/compare_checks.h"
 #include "host/compare/compare_render.h"
@@ -152,12 +153,11 @@ Exit codes (for git bisect run):
   130  abort: interrupted)";
 
 struct BisectCli {
-    std::string kernel, image, params_file, metric, max_change, threshold, build_shell, save_dir;
-    std::string kernel_config;
-    std::string clock, accel = "tcg", arch = "x86_64", boot = "auto";
+    std::string kernel, params_file, metric, max_change, threshold, build_shell, save_dir;
+    BootOptions boot; // its clock "" until plan(): the baseline's, else wall
     std::vector<std::string> params, baseline, build;
-    unsigned boots = 1, max_boots = 0, cpus = 1, memory_mb = 1024;
-    double timeout_s = 600, build_timeout_s = 6 * 3600, confidence = 0.95;
+    unsigned boots = 1, max_boots = 0;
+    double build_timeout_s = 6 * 3600, confidence = 0.95;
     bool progress = false, strict = false;
 };
 
@@ -270,13 +270,11 @@ std::string save_path(const std::string& dir, unsigned boot) {
 
 // Boots `count` more times, numbered from `first`: each boot's document is saved, and a failed
 // boot ends the step (a skip, or an abort when interrupted).
-Boots boot_all(const BisectCli& cli, const std::vector<std::string>& params, unsigned first, unsigned count) {
+Boots boot_all(const BisectCli& cli, RunOptions run, unsigned first, unsigned count) {
     Boots out;
-    RunOptions run;
-    run.cache_dir = default_cache_dir();
     // Once per step: each build's bzImage (a new SHA-256) is extracted once, and its boots
     // share the cached vmlinux.
-    auto kernel_boot = choose_kernel_boot(cli.kernel, cli.arch, boot_mode(cli.boot), run.cache_dir);
+    auto kernel_boot = choose_kernel_boot(cli.kernel, cli.boot.arch, boot_mode(cli.boot.boot), run.cache_dir);
     if (!kernel_boot) {
         say("skip: " + kernel_boot.error().message());
         out.exit_code = kBisectSkip;
@@ -284,15 +282,6 @@ Boots boot_all(const BisectCli& cli, const std::vector<std::string>& params, uns
     }
     run.kernel_boot = std::move(kernel_boot.value());
     run.boot.kernel = cli.kernel;
-    run.boot.arch = cli.arch;
-    run.boot.image = cli.image;
-    run.boot.cpus = cli.cpus;
-    run.boot.memory_mb = cli.memory_mb;
-    run.boot.icount = cli.clock == "icount";
-    run.boot.params = params;
-    run.kernel_config = cli.kernel_config;
-    run.accel = cli.accel == "kvm" ? AccelChoice::kvm : AccelChoice::tcg;
-    run.timeout_s = cli.timeout_s;
     run.echo = cli.progress;
     if (!cli.save_dir.empty())
         fs::create_directories(cli.save_dir);
@@ -352,31 +341,22 @@ Result<Plan> plan(BisectCli& cli, const char* argv0) {
             return Error{"baseline: " + runs.error().message()};
         p.baseline = std::move(runs.value());
         const std::string base_clock = p.baseline[0].clock;
-        if (cli.clock.empty())
-            cli.clock = base_clock == "icount" ? "icount" : "wall";
-        else if (cli.clock != base_clock)
+        if (cli.boot.clock.empty())
+            cli.boot.clock = base_clock == "icount" ? "icount" : "wall";
+        else if (cli.boot.clock != base_clock)
             return Error{"the baseline ran on the " + base_clock + " clock, this step on " +
-                         cli.clock + ": their figures cannot be compared"};
+                         cli.boot.clock + ": their figures cannot be compared"};
         auto m = find_metric(p.baseline, cli.metric);
         if (!m)
             return Error{"baseline: " + m.error().message()};
         base_metric = m.value();
     }
-    if (cli.clock.empty())
-        cli.clock = "wall";
-    if (cli.image.empty())
-        cli.image = default_image(cli.arch, argv0);
-    if (cli.image.empty())
-        return Error{"no initbench image found next to the CLI: pass --image"};
-    if (auto s = check_image_file(cli.image); !s)
-        return Error{"--image " + s.error().message()};
-    if (cli.clock == "icount" && cli.cpus > 1)
-        return Error{"--clock icount boots only one CPU (QEMU's instruction counter hangs "
-                     "bringing up a second x86 CPU: see docs/compare.md)"};
-    if (cli.clock == "icount" && cli.accel == "kvm")
-        return Error{"--clock icount needs TCG"};
-    if (cli.boot == "pvh" && cli.arch != "x86_64")
-        return Error{"--boot pvh: PVH is an x86_64 boot protocol"};
+    if (cli.boot.clock.empty())
+        cli.boot.clock = "wall";
+    // The image, the guest's size and the clock as the command line gives them; checked
+    // again with the parameters file after each build.
+    if (auto run = plan_boot(cli.boot, cli.params, argv0); !run)
+        return run.error();
     if (base_metric) {
         auto amount = signed_amount(cli.max_change.empty() ? "10%" : cli.max_change, true);
         if (!amount || amount->first < 0)
@@ -410,10 +390,10 @@ Judged judge_step(const BisectCli& cli, const Plan& p, const std::vector<RunFile
     auto metric = find_metric(runs, cli.metric);
     if (!metric)
         return final(kBisectSkip, "skip: " + metric.error().message() + " in this kernel's results");
-    const bool deterministic = cli.clock == "icount";
+    const bool deterministic = cli.boot.clock == "icount";
     const std::string id = metric.value().id;
     auto figures = [&](StepDecision d) {
-        d.why = id + " [" + cli.clock + "]: " + d.why;
+        d.why = id + " [" + cli.boot.clock + "]: " + d.why;
         return Judged{std::move(d), false};
     };
     if (!p.baseline.empty()) {
@@ -459,7 +439,7 @@ int run_step(BisectCli& cli, const char* argv0) {
         say("skip: no kernel at " + cli.kernel + " after the build");
         return kBisectSkip;
     }
-    if (auto s = check_kernel_file(cli.kernel, cli.arch); !s) {
+    if (auto s = check_kernel_file(cli.kernel, cli.boot.arch); !s) {
         say("skip: the build left no kernel QEMU can boot: " + s.error().message());
         return kBisectSkip;
     }
@@ -473,12 +453,17 @@ int run_step(BisectCli& cli, const char* argv0) {
         params = *words;
     }
     params.insert(params.end(), cli.params.begin(), cli.params.end());
-    if (!settings_accepted("bisect-step", cli.image, params)) {
+    auto run = plan_boot(cli.boot, params, argv0);
+    if (!run) {
+        say("abort: " + run.error().message());
+        return kBisectAbort;
+    }
+    if (!settings_accepted("bisect-step", run.value().boot.image, params)) {
         say("abort: the experiment's parameters are wrong at every commit");
         return kBisectAbort;
     }
 
-    Boots boots = boot_all(cli, params, 1, cli.boots);
+    Boots boots = boot_all(cli, run.value(), 1, cli.boots);
     if (boots.exit_code != kBisectGood)
         return boots.exit_code;
     if (!p.baseline.empty()) {
@@ -512,7 +497,7 @@ int run_step(BisectCli& cli, const char* argv0) {
         }
         say("look " + std::to_string(look.number) + " of " + std::to_string(looks.looks()) + ": " +
             j.decision.why + "; one more boot");
-        Boots more = boot_all(cli, params, unsigned(boots.runs.size() + 1), 1);
+        Boots more = boot_all(cli, run.value(), unsigned(boots.runs.size() + 1), 1);
         if (more.exit_code != kBisectGood)
             return more.exit_code;
         boots.runs.push_back(std::move(more.runs[0]));
@@ -529,14 +514,8 @@ int parse_and_run(const std::vector<std::string>& remaining) {
     sub.footer(kBisectFooter);
     sub.add_option("--kernel", cli.kernel, "The kernel image the build leaves (bzImage, or arm64 Image)")
         ->required();
-    sub.add_option("--arch", cli.arch, "Guest architecture of the kernel and image")
-        ->check(CLI::IsMember({"x86_64", "aarch64"}))
-        ->capture_default_str();
-    sub.add_option("--image", cli.image, "initbench image (default: built or installed)");
     sub.add_option("--params-file", cli.params_file,
                    "File of kernel parameters (initbench.* and others), read after the build");
-    sub.add_option("--kernel-config", cli.kernel_config,
-                   "The .config the build leaves: its SHA-256 goes into the saved results (environment.kernel_config)");
     // One value per use, so that a build command after them is never taken for a value.
     sub.add_option("--param", cli.params, "One more kernel parameter (repeatable)")
         ->allow_extra_args(false);
@@ -555,23 +534,8 @@ int parse_and_run(const std::vector<std::string>& remaining) {
     sub.add_option("--max-boots", cli.max_boots,
                    "Boot again while undecided, up to this many boots (alpha spending keeps --confidence)")
         ->check(CLI::Range(1, 100));
-    sub.add_option("--clock", cli.clock, "wall or icount (default: the baseline's clock)")
-        ->check(CLI::IsMember({"wall", "icount"}));
-    sub.add_option("--boot", cli.boot, "x86_64: auto, pvh (the bzImage's vmlinux at its PVH entry) or bzimage")
-        ->check(CLI::IsMember({"auto", "pvh", "bzimage"}))
-        ->capture_default_str();
-    sub.add_option("--accel", cli.accel, "tcg or kvm")
-        ->check(CLI::IsMember({"tcg", "kvm"}))
-        ->capture_default_str();
-    sub.add_option("--cpus", cli.cpus, "Guest CPUs")
-        ->check(CLI::Range(1, 64))
-        ->capture_default_str();
-    sub.add_option("--memory", cli.memory_mb, "Guest memory in MiB")
-        ->check(CLI::Range(64, 65536))
-        ->capture_default_str();
-    sub.add_option("--timeout", cli.timeout_s, "Seconds per boot")
-        ->check(CLI::Range(1.0, 604800.0))
-        ->capture_default_str();
+    cli.boot.clock = ""; // none given: the baseline's
+    add_boot_options(sub, cli.boot);
     sub.add_option("--confidence", cli.confidence, "Confidence of the intervals")
         ->check(CLI::Range(0.5, 0.9999))
         ->capture_default_str();

@@ -3,13 +3,12 @@
 #include "common/summary.h"
 #include "host/cli/ab.h"
 #include "host/cli/bisect.h"
+#include "host/cli/boot_cli.h"
 #include "host/boot/boot.h"
 #include "host/boot/boot_files.h"
 #include "host/cli/compare_cli.h"
 #include "host/boot/environment.h"
-#include "host/image/image_paths.h"
 #include "host/image/settings_check.h"
-#include "host/image/image_settings.h"
 #include "host/lab/kconfig.h"
 #include "host/lab/lava_job.h"
 #include "host/image/pack.h"
@@ -20,8 +19,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <iterator>
-#include <thread>
 #include <unistd.h>
 
 namespace {
@@ -68,38 +65,16 @@ int main(int argc, char** argv) {
     app.footer(kExitCodes);
     app.require_subcommand(1);
 
-    initbench::RunOptions run;
-    std::string image, accel = "auto", clock = "wall", out_path;
+    initbench::BootOptions boot;
+    std::string kernel, out_path;
     bool quiet = false, progress = false, no_host_check = false;
     auto* cmd_run = app.add_subcommand("run", "Boot a kernel in QEMU with the initbench image");
-    cmd_run->add_option("--kernel", run.boot.kernel, "Kernel image (bzImage, vmlinuz, Image)")
+    cmd_run->add_option("--kernel", kernel, "Kernel image (bzImage, vmlinuz, Image)")
         ->required()->check(CLI::ExistingFile);
-    cmd_run->add_option("--image", image, "initbench image (default: the one built or installed)")
-        ->check(CLI::ExistingFile);
-    cmd_run->add_option("--arch", run.boot.arch, "Guest architecture")
-        ->check(CLI::IsMember({"x86_64", "aarch64"}))->capture_default_str();
-    cmd_run->add_option("--cpus", run.boot.cpus, "Guest CPUs (default: the profile's machine.cpus, else 1; at most 255 "
-                                              "on x86_64, 512 on aarch64)")
-        ->check(CLI::Range(1, 512));
-    cmd_run->add_option("--memory", run.boot.memory_mb, "Guest memory in MiB (default: the profile's machine.memory_mb, "
-                                                     "else 1024)")
-        ->check(CLI::Range(64, 1 << 20));
-    cmd_run->add_option("--accel", accel, "auto uses KVM only where it really runs guests")
-        ->check(CLI::IsMember({"auto", "kvm", "tcg"}))->capture_default_str();
-    std::string boot = "auto";
-    cmd_run->add_option("--boot", boot,
-                        "x86_64: pvh boots the vmlinux inside a bzImage at its PVH entry (no "
-                        "decompression in the guest); auto does where the kernel has one")
-        ->check(CLI::IsMember({"auto", "pvh", "bzimage"}))->capture_default_str();
-    cmd_run->add_option("--clock", clock, "wall, or icount: QEMU's instruction-counting clock (TCG)")
-        ->check(CLI::IsMember({"wall", "icount"}))->capture_default_str();
-    cmd_run->add_option("--timeout", run.timeout_s, "Seconds before QEMU is stopped")
-        ->check(CLI::Range(1.0, 604800.0))->capture_default_str();
+    initbench::add_boot_options(*cmd_run, boot);
+    std::string log_path;
     cmd_run->add_option("--out", out_path, "Write the results JSON document here");
-    cmd_run->add_option("--log", run.log_path, "Write the raw console log here");
-    cmd_run->add_option("--kernel-config", run.kernel_config,
-                        "The kernel's .config: its SHA-256 goes into the results (environment.kernel_config)")
-        ->check(CLI::ExistingFile);
+    cmd_run->add_option("--log", log_path, "Write the raw console log here");
     cmd_run->add_flag("--progress", progress, "Echo the console while it runs (default on a terminal)");
     cmd_run->add_flag("--quiet", quiet, "Print no summary");
     cmd_run->add_flag("--no-host-check", no_host_check,
@@ -159,65 +134,27 @@ int main(int argc, char** argv) {
             return write_outputs(log, verdict, {{"source", parse_log_path}}, initbench::parse_environment(),
                                  out_path, quiet, format);
         }
-        run.boot.image = image.empty() ? initbench::default_image(run.boot.arch, argv[0]) : image;
-        if (run.boot.image.empty()) {
-            std::fprintf(stderr, "initbench: no image for %s found; build it or pass --image\n",
-                         run.boot.arch.c_str());
-            return initbench::kExitUsage;
-        }
         // A file that is not a kernel, or not an initramfs, is refused here, before QEMU.
-        if (auto s = initbench::check_kernel_file(run.boot.kernel, run.boot.arch); !s) {
+        if (auto s = initbench::check_kernel_file(kernel, boot.arch); !s) {
             std::fprintf(stderr, "initbench: --kernel %s\n", s.error().message().c_str());
             return initbench::kExitUsage;
         }
-        if (auto s = initbench::check_image_file(run.boot.image); !s) {
-            std::fprintf(stderr, "initbench: --image %s\n", s.error().message().c_str());
+        auto planned = initbench::plan_boot(boot, params, argv[0]);
+        if (!planned) {
+            std::fprintf(stderr, "initbench: %s\n", planned.error().message().c_str());
             return initbench::kExitUsage;
         }
-        run.boot.params = params;
+        initbench::RunOptions& run = planned.value();
         if (!no_host_check && !initbench::settings_accepted("run", run.boot.image, params, "--no-host-check boots anyway"))
             return initbench::kExitUsage;
-        // The guest's size: --cpus/--memory, else the experiment's machine.* keys (a profile,
-        // the packed experiment file or a kernel parameter), else 1 CPU and 1024 MiB.
-        const auto machine = initbench::choose_machine(
-            initbench::image_settings(run.boot.image, params).config,
-            cmd_run->count("--cpus") ? std::optional<unsigned>(run.boot.cpus) : std::nullopt,
-            cmd_run->count("--memory") ? std::optional<unsigned>(run.boot.memory_mb) : std::nullopt);
-        if (machine.cpus > initbench::max_cpus(run.boot.arch)) {
-            std::fprintf(stderr, "initbench: %u CPUs (%s): QEMU's %s machine takes at most %u\n", machine.cpus,
-                         machine.cpus_source.c_str(), run.boot.arch.c_str(), initbench::max_cpus(run.boot.arch));
-            return initbench::kExitUsage;
-        }
-        run.boot.cpus = machine.cpus;
-        run.boot.memory_mb = machine.memory_mb;
-        run.boot.topology = machine.topology;
-        run.boot.host_cpus = std::thread::hardware_concurrency();
-        run.machine = initbench::machine_facts(machine);
-        run.boot.icount = clock == "icount";
-        run.accel = accel == "kvm" ? initbench::AccelChoice::kvm
-                                   : accel == "tcg" ? initbench::AccelChoice::tcg : initbench::AccelChoice::auto_;
-        if (run.boot.icount && run.accel == initbench::AccelChoice::kvm) {
-            std::fprintf(stderr, "initbench: --clock icount needs TCG\n");
-            return initbench::kExitUsage;
-        }
-        if (run.boot.icount && run.boot.cpus > 1) {
-            // QEMU 7.2's icount scheduler stops running the second vCPU (docs/compare.md).
-            std::fprintf(stderr, "initbench: --clock icount works with one CPU only (%u from %s; --cpus 1 overrides)\n",
-                         run.boot.cpus, machine.cpus_source.c_str());
-            return initbench::kExitUsage;
-        }
-        if (run.boot.icount)
-            run.accel = initbench::AccelChoice::tcg;
+        run.boot.kernel = kernel;
+        run.log_path = log_path;
         run.echo = progress || ::isatty(2);
-        run.cache_dir = initbench::default_cache_dir();
-        const auto mode = initbench::boot_mode(boot);
-        auto kernel_boot = initbench::choose_kernel_boot(run.boot.kernel, run.boot.arch, mode, run.cache_dir);
+        auto kernel_boot = initbench::choose_kernel_boot(kernel, boot.arch, initbench::boot_mode(boot.boot), run.cache_dir);
         if (!kernel_boot) {
-            // PVH asked of an aarch64 kernel is a bad command line; a kernel that cannot
-            // boot as asked (damaged bzImage, no PVH note) fails before QEMU starts.
+            // A kernel that cannot boot as asked (damaged bzImage, no PVH note) fails before QEMU starts.
             std::fprintf(stderr, "initbench: %s\n", kernel_boot.error().message().c_str());
-            return mode == initbench::BootMode::pvh && run.boot.arch != "x86_64" ? initbench::kExitUsage
-                                                                                 : initbench::kExitBootFailure;
+            return initbench::kExitBootFailure;
         }
         run.kernel_boot = std::move(kernel_boot.value());
         initbench::RunResult r = initbench::boot_and_collect(run);

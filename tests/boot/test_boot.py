@@ -437,6 +437,31 @@ class HostRefusals(unittest.TestCase):
         self.assertEqual(ok.returncode, 0, ok.stderr)
         self.assertIn("initbench.phases=fork", ok.stdout)
 
+    def test_the_boot_options_are_one_declaration(self):
+        # run, ab and bisect-step take the same boot options and check them alike, the guest's
+        # size from the experiment's machine.* included: an icount run of 2 CPUs asked by a
+        # parameter is refused by each before a boot (ab booted it before and failed every run).
+        icount_2 = "--clock icount works with one CPU only (2 from cmdline; --cpus 1 overrides)"
+        too_many = "300 CPUs (--cpus): QEMU's x86_64 machine takes at most 255"
+        err = self.refused(*self.image_args(), "--clock", "icount", params=("initbench.machine.cpus=2",))
+        self.assertIn(icount_2, err)
+        self.assertIn(too_many, self.refused(*self.image_args(), "--cpus", "300"))
+        with tempfile.TemporaryDirectory() as tmp:
+            ab = ("-o", f"{tmp}/ab", *self.image_args(), "--params", "", "--params", "nokaslr",
+                  "--accel", "auto", "--boot", "pvh")
+            err = refused_on_host(self, *ab, "--clock", "icount", command="ab", params=("initbench.machine.cpus=2",))
+            self.assertIn("initbench ab: A: " + icount_2, err)
+            self.assertIn(too_many, refused_on_host(self, *ab, "--cpus", "300", command="ab"))
+        step = [bootlib.INITBENCH, "bisect-step", *self.image_args(), "--metric", "fork/ops_per_s",
+                "--threshold", "<1", "--accel", "auto", "--boot", "pvh"]
+        for extra, message in ((["--clock", "icount", "--param", "initbench.machine.cpus=2"], icount_2),
+                               (["--cpus", "300"], too_many)):
+            with self.subTest(extra=extra):
+                p = subprocess.run([*step, *extra, "--", "false"], capture_output=True, text=True,
+                                   timeout=limits.HOST_S)
+                self.assertEqual(p.returncode, 128, p.stdout + p.stderr)
+                self.assertIn("bisect-step: abort: " + message, p.stdout)
+
     def test_a_kernel_that_is_not_one(self):
         err = self.refused("--kernel", "/etc/passwd", "--image", bootlib.IMAGE)
         self.assertIn("--kernel /etc/passwd: not an x86_64 kernel: no bzImage setup header", err)

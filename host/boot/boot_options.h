@@ -1,0 +1,26 @@
+// How a kernel is to be booted, as the user asked: `run`, `bisect-step` and `ab` take the
+// same options (host/cli/boot_cli.h declares them once), and ab hands them on to the boots
+// its backend performs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace initbench {
+
+struct BootOptions {
+    std::string image;            // "": the image built or installed beside the CLI
+    std::string arch = "x86_64";  // x86_64 | aarch64
+    std::string accel = "auto";   // auto (KVM only where it really runs guests) | kvm | tcg
+    std::string boot = "auto";    // x86_64: auto | pvh | bzimage
+    std::string clock = "wall";   // wall | icount
+    unsigned cpus = 0;            // 0: the experiment's machine.cpus, else 1
+    unsigned memory_mb = 0;       // 0: the experiment's machine.memory_mb, else 1024
+    double timeout_s = 600;       // seconds before QEMU is stopped
+    std::string kernel_config;    // the kernel's .config ("": the one beside the kernel, if any)
+};
+
+// The options as `initbench run` takes them, before its --kernel, --out and parameters.
+std::vector<std::string> run_arguments(const BootOptions& o);
+
+} // namespace initbench

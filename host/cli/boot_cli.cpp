@@ -1,0 +1,84 @@
+#include "host/cli/boot_cli.h"
+
+#include "host/boot/boot_files.h"
+#include "host/boot/kernel_image.h"
+#include "host/image/image_paths.h"
+#include "host/image/image_settings.h"
+
+#include <optional>
+#include <thread>
+
+namespace initbench {
+
+void add_boot_options(CLI::App& cmd, BootOptions& o) {
+    cmd.add_option("--image", o.image, "initbench image (default: the one built or installed)")
+        ->check(CLI::ExistingFile);
+    cmd.add_option("--arch", o.arch, "Guest architecture")
+        ->check(CLI::IsMember({"x86_64", "aarch64"}))
+        ->capture_default_str();
+    cmd.add_option("--cpus", o.cpus,
+                   "Guest CPUs (default: the experiment's machine.cpus, else 1; at most 255 on x86_64, 512 on aarch64)")
+        ->check(CLI::Range(1, 512));
+    cmd.add_option("--memory", o.memory_mb, "Guest memory in MiB (default: the experiment's machine.memory_mb, else 1024)")
+        ->check(CLI::Range(64, 1 << 20));
+    cmd.add_option("--accel", o.accel, "auto uses KVM only where it really runs guests")
+        ->check(CLI::IsMember({"auto", "kvm", "tcg"}))
+        ->capture_default_str();
+    cmd.add_option("--boot", o.boot,
+                   "x86_64: pvh boots the vmlinux inside a bzImage at its PVH entry (no decompression in the "
+                   "guest); auto does where the kernel has one")
+        ->check(CLI::IsMember({"auto", "pvh", "bzimage"}))
+        ->capture_default_str();
+    cmd.add_option("--clock", o.clock, "wall, or icount: QEMU's instruction-counting clock (TCG)")
+        ->check(CLI::IsMember({"wall", "icount"}))
+        ->capture_default_str();
+    cmd.add_option("--timeout", o.timeout_s, "Seconds before QEMU is stopped (per boot)")
+        ->check(CLI::Range(1.0, 604800.0))
+        ->capture_default_str();
+    cmd.add_option("--kernel-config", o.kernel_config,
+                   "The kernel's .config: its SHA-256 goes into the results (environment.kernel_config), its "
+                   "CONFIG_HZ into TCG's lpj= (without it, lpj= reads the .config beside the kernel)")
+        ->check(CLI::ExistingFile);
+}
+
+Result<RunOptions> plan_boot(const BootOptions& o, const std::vector<std::string>& params, const char* argv0) {
+    RunOptions run;
+    run.boot.arch = o.arch;
+    run.boot.image = o.image.empty() ? default_image(o.arch, argv0) : o.image;
+    if (run.boot.image.empty())
+        return Error{"no image for " + o.arch + " found; build it or pass --image"};
+    if (auto s = check_image_file(run.boot.image); !s)
+        return Error{"--image " + s.error().message()};
+    if (o.boot == "pvh" && o.arch != "x86_64")
+        return Error{"--boot pvh: PVH is an x86_64 boot protocol"};
+    run.boot.params = params;
+
+    const auto machine = choose_machine(image_settings(run.boot.image, params).config,
+                                        o.cpus ? std::optional(o.cpus) : std::nullopt,
+                                        o.memory_mb ? std::optional(o.memory_mb) : std::nullopt);
+    if (machine.cpus > max_cpus(o.arch))
+        return Error{std::to_string(machine.cpus) + " CPUs (" + machine.cpus_source + "): QEMU's " + o.arch +
+                     " machine takes at most " + std::to_string(max_cpus(o.arch))};
+    run.boot.cpus = machine.cpus;
+    run.boot.memory_mb = machine.memory_mb;
+    run.boot.topology = machine.topology;
+    run.boot.host_cpus = std::thread::hardware_concurrency();
+    run.machine = machine_facts(machine);
+
+    run.boot.icount = o.clock == "icount";
+    run.accel = o.accel == "kvm" ? AccelChoice::kvm : o.accel == "tcg" ? AccelChoice::tcg : AccelChoice::auto_;
+    if (run.boot.icount && run.accel == AccelChoice::kvm)
+        return Error{"--clock icount needs TCG"};
+    if (run.boot.icount && run.boot.cpus > 1)
+        // QEMU 7.2's icount scheduler stops running the second vCPU (docs/compare.md).
+        return Error{"--clock icount works with one CPU only (" + std::to_string(run.boot.cpus) + " from " +
+                     machine.cpus_source + "; --cpus 1 overrides)"};
+    if (run.boot.icount)
+        run.accel = AccelChoice::tcg;
+    run.timeout_s = o.timeout_s;
+    run.kernel_config = o.kernel_config;
+    run.cache_dir = default_cache_dir();
+    return run;
+}
+
+} // namespace initbench
