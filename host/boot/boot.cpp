@@ -31,6 +31,16 @@ std::string host_release() {
     return u.release;
 }
 
+} // namespace
+
+std::string host_arch() {
+    utsname u{};
+    ::uname(&u);
+    return u.machine;
+}
+
+namespace {
+
 fs::path kvm_verdict_file(const std::string& cache_dir) {
     return fs::path(cache_dir) / ("kvm-broken-" + host_release());
 }
@@ -96,7 +106,11 @@ RunResult boot_and_collect(const RunOptions& o) {
     bool try_kvm = o.accel == AccelChoice::kvm;
     if (o.accel == AccelChoice::auto_) {
         std::string why;
-        if (!kvm_device_usable(why))
+        if (o.boot.arch != host_arch())
+            // Not tried: KVM runs guests of the host's own architecture only, and a QEMU that
+            // refused it must not leave a verdict against this host's KVM.
+            accel_note = "tcg: an " + o.boot.arch + " guest on an " + host_arch() + " host";
+        else if (!kvm_device_usable(why))
             accel_note = "tcg: " + why;
         else if (!o.cache_dir.empty() && fs::exists(kvm_verdict_file(o.cache_dir)))
             accel_note = "tcg: KVM did not run a guest on this host before (" +

@@ -41,4 +41,7 @@ struct RunResult {
 
 RunResult boot_and_collect(const RunOptions& options);
 
+// The host's architecture as uname names it (x86_64, aarch64): KVM runs only its guests.
+std::string host_arch();
+
 } // namespace initbench

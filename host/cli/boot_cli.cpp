@@ -67,6 +67,8 @@ Result<RunOptions> plan_boot(const BootOptions& o, const std::vector<std::string
 
     run.boot.icount = o.clock == "icount";
     run.accel = o.accel == "kvm" ? AccelChoice::kvm : o.accel == "tcg" ? AccelChoice::tcg : AccelChoice::auto_;
+    if (run.accel == AccelChoice::kvm && o.arch != host_arch())
+        return Error{"--accel kvm: KVM runs " + host_arch() + " guests on this host, not " + o.arch};
     if (run.boot.icount && run.accel == AccelChoice::kvm)
         return Error{"--clock icount needs TCG"};
     if (run.boot.icount && run.boot.cpus > 1)

@@ -59,7 +59,7 @@ class CompareSameKernel(unittest.TestCase):
         cls.typo = cls.files.pop()
         # bisect-step against the good run: its candidate's boot has an error record; and the
         # misspelling, refused before any boot.
-        step = ("bisect-step", "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE, "--metric", "fork/ops_per_s",
+        step = ("bisect-step", "--accel", "tcg", "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE, "--metric", "fork/ops_per_s",
                 "--baseline", cls.files[0][1], "--max-change", "-5%")
         cls.step = booting(*step, *[f"--param={p}" for p in (*cls.EXPERIMENT, cls.BROKEN)], "--", "true",
                            cwd=cls.tmp.name)
@@ -188,7 +188,7 @@ class BisectIcount(unittest.TestCase):
         git(repo, "bisect", "start", cls.commits[-1], cls.commits[0])
         limit = [bootlib.boot_limit() for _ in range(cls.STEPS)][0]
         cls.bisect = subprocess.run(
-            ["git", "bisect", "run", bootlib.INITBENCH, "bisect-step", "--timeout", f"{limit:g}",
+            ["git", "bisect", "run", bootlib.INITBENCH, "bisect-step", "--accel", "tcg", "--timeout", f"{limit:g}",
              "--kernel", "out/bzImage", "--image", bootlib.IMAGE, "--params-file", "out/params",
              "--metric", "fork/ops_per_s", "--baseline", str(cls.baseline),
              "--max-change", "-15%", "--save-dir", str(cls.saved), "--", "./build.sh"],
@@ -242,7 +242,7 @@ class BisectStepMoreBoots(unittest.TestCase):
         cls.baseline.write_text(json.dumps(base.doc))
         limit = [bootlib.boot_limit() for _ in range(2)][0]
         cls.saved = Path(cls.tmp.name) / "steps"
-        cls.step = initbench("bisect-step", "--timeout", f"{limit:g}", "--kernel", bootlib.kernel(),
+        cls.step = initbench("bisect-step", "--accel", "tcg", "--timeout", f"{limit:g}", "--kernel", bootlib.kernel(),
                              "--image", bootlib.IMAGE, *[f"--param={p}" for p in (*cls.EXPERIMENT, "slub_debug=FZPU")],
                              "--metric", "fork/ops_per_s", "--baseline", str(cls.baseline), "--max-change", "-15%",
                              "--boots", "1", "--max-boots", "2", "--save-dir", str(cls.saved), "--", "true",

@@ -347,7 +347,7 @@ def refused_on_host(test, *args, command="run", params=("initbench.duration=1",)
             fake.write_text(f"#!/bin/sh\ntouch {started}\nexit 1\n")
             fake.chmod(0o755)
         env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
-        accel = ["--accel", "tcg"] if command == "run" else []
+        accel = ["--accel", "tcg"] if command == "run" and "--accel" not in args else []
         p = subprocess.run([bootlib.INITBENCH, command, *accel, *args, "--", *params],
                            capture_output=True, text=True, env=env, timeout=limits.HOST_S)
         test.assertEqual(p.returncode, 2, p.stdout + p.stderr)
@@ -461,6 +461,27 @@ class HostRefusals(unittest.TestCase):
                                    timeout=limits.HOST_S)
                 self.assertEqual(p.returncode, 128, p.stdout + p.stderr)
                 self.assertIn("bisect-step: abort: " + message, p.stdout)
+
+    def test_kvm_only_for_the_hosts_architecture(self):
+        # KVM runs guests of the host's architecture only: asked for another, it is refused;
+        # under --accel auto it is not tried, and no verdict against the host's KVM is left.
+        self.assertEqual(os.uname().machine, "x86_64", "the foreign guest below is aarch64")
+        arm64 = ("--arch", "aarch64", "--kernel", bootlib.fetch_kernel("arm64"), "--image", bootlib.IMAGE_AARCH64)
+        err = refused_on_host(self, *arm64, "--accel", "kvm", command="run")
+        self.assertIn("--accel kvm: KVM runs x86_64 guests on this host, not aarch64", err)
+        with tempfile.TemporaryDirectory() as tmp:
+            fake = Path(tmp) / "qemu-system-aarch64"
+            fake.write_text(f'#!/bin/sh\necho "$@" >> {tmp}/argv\nexit 1\n')
+            fake.chmod(0o755)
+            env = dict(os.environ, PATH=f"{tmp}:{os.environ['PATH']}", INITBENCH_CACHE=f"{tmp}/cache")
+            p = subprocess.run([bootlib.INITBENCH, "run", *arm64, "--accel", "auto", "--quiet", "--out", f"{tmp}/r.json"],
+                               capture_output=True, text=True, env=env, timeout=limits.HOST_S)
+            self.assertEqual(p.returncode, 3, p.stderr)  # the stand-in QEMU printed nothing
+            boots = [line for line in Path(f"{tmp}/argv").read_text().splitlines() if "-kernel " in line]
+            self.assertEqual([line.split("-accel ")[1].split()[0] for line in boots], ["tcg"], "one boot, with TCG")
+            doc = json.loads(Path(f"{tmp}/r.json").read_text())
+            self.assertEqual(doc["host"]["accel_note"], "tcg: an aarch64 guest on an x86_64 host")
+            self.assertEqual(list(Path(tmp).glob("cache/kvm-broken-*")), [])
 
     def test_a_kernel_that_is_not_one(self):
         err = self.refused("--kernel", "/etc/passwd", "--image", bootlib.IMAGE)
