@@ -66,6 +66,9 @@ std::vector<const bpf_object*> skeleton_objects(const SkelPtr& skel) {
 struct ProbeSpec {
     std::string_view name;
     void (*make)(const Config& config, std::vector<std::unique_ptr<Probe>>& out);
+    // Metrics that need another probe's result of the same phase (kthread's ticks per span):
+    // called with every probe's result once each phase_end() has returned. None for most.
+    void (*combine)(nlohmann::json& phase_results) = nullptr;
 };
 
 // In the order the runner makes, reads and reports them: their names'.

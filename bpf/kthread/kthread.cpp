@@ -1,5 +1,6 @@
 #include "bpf/kthread/kthread_probe.h"
 #include "bpf/core/setup_times.h"
+#include "bpf/span/span_samples.h"
 #include "common/config.h"
 #include "common/record_types.h"
 
@@ -120,6 +121,29 @@ private:
 
 } // namespace
 
+// "Ticks per grace period": a kthread's CPU ticks divided by the spans in the same phase.
+void add_ticks_per_span(nlohmann::json& probe_results) {
+    const nlohmann::json* span = nullptr;
+    for (const auto& r : probe_results)
+        if (r.value("probe", "") == "span" && r.value("count", 0) > 0)
+            span = &r;
+    if (!span)
+        return;
+    for (auto& r : probe_results) {
+        if (r.value("probe", "") != "kthread")
+            continue;
+        RecordBuilder metrics(declared_type("probe", "kthread"), r);
+        metrics.field("ticks_per_span", r.value("ticks", 0.0) / (*span)["count"].get<double>());
+        // Per sampling interval, as the RCU seed's bench: stime ticks over the spans ended.
+        const auto stime = r.value("/samples/stime"_json_pointer, std::vector<uint64_t>{});
+        const auto counts = span->value("/samples/count"_json_pointer, std::vector<uint64_t>{});
+        r["stime_per_span"] = per_span_in_intervals(stime, counts);
+        metrics.metric("stime_per_span.avg", r["stime_per_span"].is_null()
+                                                 ? nlohmann::json(nullptr)
+                                                 : r["stime_per_span"]["avg"]);
+    }
+}
+
 std::unique_ptr<Probe> make_kthread(const std::vector<std::string>& names) {
     return std::make_unique<Kthread>(names);
 }
@@ -129,6 +153,6 @@ extern const ProbeSpec kthread_probe = {"kthread", [](const Config& config, std:
         setup_begin("kthread");
         out.push_back(make_kthread(names));
     }
-}};
+}, add_ticks_per_span};
 
 } // namespace initbench

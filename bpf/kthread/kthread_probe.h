@@ -40,4 +40,8 @@ inline constexpr ProbeDecl kthread_declaration = {"kthread", &kthread_record, kt
 // NAME matches a kernel thread's comm exactly; "NAME*" matches a prefix.
 std::unique_ptr<Probe> make_kthread(const std::vector<std::string>& names);
 
+// kthread's combine (ProbeSpec): with a span probe of some spans in the same phase, each
+// kthread result gets ticks_per_span and, per sampling interval, stime_per_span.
+void add_ticks_per_span(nlohmann::json& phase_results);
+
 } // namespace initbench

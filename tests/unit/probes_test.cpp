@@ -147,6 +147,27 @@ TEST(Kthread, RecordCarriesItsMetrics) {
     EXPECT_FALSE(r["metrics"].contains("clk_tck"));
 }
 
+// kthread's combine (the guest's runner calls it through the registry; boot.Loads checks
+// that): ticks per span from the span result of the same phase; nothing without spans.
+TEST(Kthread, CombinesWithTheSpansOfItsPhase) {
+    auto probe = make_kthread({"*"});
+    probe->phase_begin();
+    probe->window_end();
+    nlohmann::json kthread = probe->phase_end();
+    kthread["ticks"] = 30;
+    kthread["samples"]["stime"] = {4, 6};
+    const nlohmann::json span = {{"probe", "span"}, {"count", 6}, {"samples", {{"count", {2, 4}}}}};
+    nlohmann::json results = {kthread, span};
+    add_ticks_per_span(results);
+    EXPECT_DOUBLE_EQ(results[0]["ticks_per_span"].get<double>(), 5.0);
+    EXPECT_DOUBLE_EQ(results[0]["metrics"]["ticks_per_span"]["value"].get<double>(), 5.0);
+    EXPECT_DOUBLE_EQ(results[0]["stime_per_span"]["avg"].get<double>(), 1.75) << results[0].dump(); // 4/2, 6/4
+    EXPECT_DOUBLE_EQ(results[0]["metrics"]["stime_per_span.avg"]["value"].get<double>(), 1.75);
+    nlohmann::json alone = {kthread};
+    add_ticks_per_span(alone);
+    EXPECT_FALSE(alone[0].contains("ticks_per_span"));
+}
+
 TEST(Percentile, FromBuckets) {
     std::vector<Bucket> b = {{0, 10, 50}, {10, 20, 50}};
     EXPECT_DOUBLE_EQ(*percentile(b, 50), 10.0);
