@@ -7,6 +7,7 @@
 #include "common/config.h"
 #include "init/background.h"
 #include "init/console.h"
+#include "init/phase_plan.h"
 #include "payload/core/external.h"
 #include "payload/core/load.h"
 #include "payload/core/load_group.h"
@@ -18,23 +19,6 @@
 #include <vector>
 
 namespace initbench {
-
-struct PhaseLoad {
-    const LoadSpec* load = nullptr;
-    LoadParams params;
-    unsigned sweep_value = 0;               // the value of the load's sweep key; 0 without one
-    const ExternalLoad* external = nullptr; // an external load (load.NAME)
-    std::string setup;                      // its setup command, placeholders replaced
-};
-
-struct PhasePlan {
-    std::string name; // "none", a load's name, LOAD-N for a sweep's value N, or LOAD+LOAD...
-    // Empty for "none"; two or more for a joined phase, started together and measured in
-    // one window.
-    std::vector<PhaseLoad> loads;
-    std::string unsupported; // why this kernel cannot run the load (or one of them)
-    bool joined() const { return loads.size() > 1; }
-};
 
 // How an external load's program and setup went in one phase, for its record.
 struct ProgramRun {
