@@ -34,6 +34,13 @@ struct KeySpec {
 };
 
 std::span<const KeySpec> config_keys();
+// The same keys by who declares them, in config_keys()' order: the general ones (owner
+// "general"), then each load's ("load NAME"), then each probe's ("probe NAME").
+struct KeyOwner {
+    std::string owner;
+    std::span<const KeySpec> keys;
+};
+std::vector<KeyOwner> key_owners();
 // A key of the table, exactly as named (a family's row by its name with '*').
 const KeySpec *find_key(std::string_view name);
 // The row of a key as given: an exact key, or a family's row whose '*' stands for a NAME

@@ -65,7 +65,8 @@ constexpr KeySpec kGeneralKeys[] = {
     uint_key("loglevel", "1", 0, 8, "console loglevel during the run"),
     plain_key("phases", Kind::list, "none", "phases to run, in order"),
     uint_key("workers", "0", 0, 100000,
-             "worker processes of the cpu, fork, thread and sleep loads; 0: one per CPU"),
+             "worker processes of each load (pipe and tcp: one phase per pipe.groups or tcp.clients value "
+             "instead; an external load is one program, told it as {workers}); 0: one per CPU"),
     uint_key("machine.cpus", "0", 0, 1024,
              "the CPUs of the machine the experiment is meant for: `initbench run` boots QEMU with "
              "them; the init warns when it finds other (0: not said)"),
@@ -175,14 +176,21 @@ const std::vector<std::string_view>& builtin_load_names() {
     return names;
 }
 
+std::vector<KeyOwner> key_owners() {
+    std::vector<KeyOwner> owners{{"general", kGeneralKeys}};
+    for (const LoadDecl* load : load_catalog::kDecls)
+        owners.push_back({"load " + std::string(load->name), load->keys});
+    for (const ProbeDecl* probe : probe_catalog::kDecls)
+        owners.push_back({"probe " + std::string(probe->name), probe->keys});
+    return owners;
+}
+
 std::span<const KeySpec> config_keys() {
     // Function-local so that it is built on first use.
     static const std::vector<KeySpec> keys = [] {
-        std::vector<KeySpec> rows(std::begin(kGeneralKeys), std::end(kGeneralKeys));
-        for (const LoadDecl* load : load_catalog::kDecls)
-            rows.insert(rows.end(), load->keys.begin(), load->keys.end());
-        for (const ProbeDecl* probe : probe_catalog::kDecls)
-            rows.insert(rows.end(), probe->keys.begin(), probe->keys.end());
+        std::vector<KeySpec> rows;
+        for (const KeyOwner& o : key_owners())
+            rows.insert(rows.end(), o.keys.begin(), o.keys.end());
         return rows;
     }();
     return keys;
