@@ -70,6 +70,18 @@ BREAKS = [
     Break("syscall-load-skips-the-call", "the syscall load counts without making the system call",
           "payload/syscall/syscall.cpp", "::syscall(nr, 0);", "asm volatile(\"\" ::: \"memory\");",
           r"^LoadEffects\."),
+    Break("icount-checked-against-the-option-only", "icount's one-CPU check ignores the experiment's machine.cpus",
+          "host/cli/boot_cli.cpp", "if (run.boot.icount && run.boot.cpus > 1)", "if (run.boot.icount && o.cpus > 1)",
+          r"^boot\.HostRefusals$"),
+    Break("run-arguments-drop-boot", "ab's children are not given --boot",
+          "host/boot/boot_options.cpp", '"--boot",    o.boot,', '"--boot", "auto",',
+          r"^BootOptions\."),
+    Break("kvm-tried-for-a-foreign-guest", "--accel auto tries KVM for a guest of another architecture",
+          "host/boot/boot.cpp", "if (o.boot.arch != host_arch())", "if (false && o.boot.arch != host_arch())",
+          r"^boot\.HostRefusals$"),
+    Break("ticks-per-span-off-by-one", "kthread's combine divides by one span more",
+          "bpf/kthread/kthread.cpp", 'r.value("ticks", 0.0) / (*span)["count"].get<double>()',
+          'r.value("ticks", 0.0) / ((*span)["count"].get<double>() + 1)', r"^Kthread\."),
 ]
 
 
