@@ -164,6 +164,13 @@ constexpr KeySpec kGeneralKeys[] = {
 
 } // namespace
 
+const LoadDecl* find_load_decl(std::string_view name) {
+    for (const LoadDecl* load : load_catalog::kDecls)
+        if (load->name == name)
+            return load;
+    return nullptr;
+}
+
 // The built-in loads' names (the host, which checks that no external load takes one, builds
 // no load): each payload/X/X_load.h's.
 const std::vector<std::string_view>& builtin_load_names() {

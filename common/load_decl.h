@@ -1,5 +1,5 @@
-// What the host and the guest know of a built-in load before it runs: its name and its
-// configuration keys. Each load declares its own in payload/X/X_load.h (host and guest build
+// What the host and the guest know of a built-in load before it runs: its name, its
+// configuration keys and the parameters its phase record shows (load.params). Each load declares its own in payload/X/X_load.h (host and guest build
 // it); the key table (config_keys()) and the built-in names gather every declaration through
 // the generated load_catalog.h (cmake/Catalog.cmake), so that adding a load adds no line to
 // a central table. Its code (worker, parameters, LoadSpec X_load) is payload/X/X.cpp.
@@ -8,14 +8,30 @@
 #include "common/config.h"
 #include "common/key_rows.h"
 
+#include <cstdint>
 #include <span>
 #include <string_view>
 
 namespace initbench {
 
+// One parameter as the load's phase records show it in load.params, beside "workers" (every
+// load's). The results schema's load_params is generated from these (`initbench schema`).
+struct ShownParam {
+    enum class Type { count, seconds, text, choice };
+    std::string_view name;
+    Type type = Type::count;
+    std::string_view choices = {}; // Type::choice: the values, '|' between them
+    uint64_t min = 1, max = 0;     // Type::count: its range (max 0: none)
+    std::string_view help = {};    // when the name alone does not say it
+};
+
 struct LoadDecl {
     std::string_view name;
     std::span<const KeySpec> keys;
+    std::span<const ShownParam> shown = {};
 };
+
+// The load's declaration by name; null for a name no built-in load has.
+const LoadDecl* find_load_decl(std::string_view name);
 
 } // namespace initbench

@@ -8,6 +8,7 @@
 #include "host/boot/boot_files.h"
 #include "host/cli/compare_cli.h"
 #include "host/cli/keys_cli.h"
+#include "host/cli/schema_cli.h"
 #include "host/boot/environment.h"
 #include "host/image/settings_check.h"
 #include "host/lab/kconfig.h"
@@ -110,6 +111,7 @@ int main(int argc, char** argv) {
     initbench::add_report_command(app);
     initbench::add_ab_command(app);
     initbench::add_keys_command(app);
+    initbench::add_schema_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::RuntimeError& e) { // before ParseError, its base

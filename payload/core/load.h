@@ -6,6 +6,8 @@
 // host tool initbench-loadbench (g++, glibc).
 #pragma once
 
+#include "common/load_decl.h"
+
 #include <any>
 #include <atomic>
 #include <cstdint>
@@ -91,6 +93,11 @@ std::vector<unsigned> sweep_values(const LoadSpec& spec, const Config& config);
 LoadParams resolve_params(const LoadSpec& spec, const Config& config, unsigned sweep_value);
 // The parameters as a record shows them: the workers and what the load shows of its own.
 nlohmann::json params_json(const LoadParams& p);
+
+// A load's configure() shows its own parameters through this, by its declaration
+// (payload/X/X_load.h): a name the declaration lacks, or a choice not among its values, goes
+// under "undeclared" instead, which the results schema refuses, so that a test fails.
+void show(LoadParams& p, const LoadDecl& decl, const nlohmann::json& values);
 // A phase's loads: one load's name, or registered loads joined by '+' ("sleep+syscall"), run
 // together in one window. Each part at most once and none with a sweep key. Empty, and
 // `why` says what is wrong (naming the part), when the name is not that.

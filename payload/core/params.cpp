@@ -79,6 +79,38 @@ std::vector<ConfigError> check_phases(const Config& config) {
     return errors;
 }
 
+namespace {
+
+bool declared(const LoadDecl& decl, const std::string& name, const nlohmann::json& value) {
+    for (const ShownParam& d : decl.shown) {
+        if (d.name != name)
+            continue;
+        if (d.type != ShownParam::Type::choice)
+            return true;
+        if (!value.is_string())
+            return false;
+        for (std::string_view rest = d.choices; !rest.empty();) {
+            const size_t bar = rest.find('|');
+            if (rest.substr(0, bar) == value.get<std::string>())
+                return true;
+            rest = bar == std::string_view::npos ? std::string_view{} : rest.substr(bar + 1);
+        }
+        return false;
+    }
+    return false;
+}
+
+} // namespace
+
+void show(LoadParams& p, const LoadDecl& decl, const nlohmann::json& values) {
+    for (const auto& [name, value] : values.items()) {
+        if (declared(decl, name, value))
+            p.shown[name] = value;
+        else
+            p.shown["undeclared"][name] = value;
+    }
+}
+
 nlohmann::json params_json(const LoadParams& p) {
     nlohmann::json j{{"workers", p.workers}};
     j.update(p.shown); // an external load's "workers" is what its program was told

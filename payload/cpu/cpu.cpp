@@ -67,7 +67,7 @@ private:
 
 void cpu_configure(const Config& config, LoadParams& p) {
     const CpuParams own{.busy_pct = static_cast<unsigned>(config.uint("cpu.load"))};
-    p.shown = {{"cpu_load_pct", own.busy_pct}};
+    show(p, cpu_declaration, {{"cpu_load_pct", own.busy_pct}});
     p.own = own;
 }
 

@@ -12,6 +12,10 @@ inline constexpr KeySpec cpu_keys[] = {
              "(stress-ng --cpu-load)"),
 };
 
-inline constexpr LoadDecl cpu_declaration = {"cpu", cpu_keys};
+inline constexpr ShownParam cpu_shown[] = {
+    {"cpu_load_pct", ShownParam::Type::count, {}, 1, 100, "cpu: the share of every 10 ms slice each worker spins (cpu.load)"},
+};
+
+inline constexpr LoadDecl cpu_declaration = {"cpu", cpu_keys, cpu_shown};
 
 } // namespace initbench

@@ -41,7 +41,7 @@ uint64_t mmap_bytes(const LoadParams& p) {
 
 void mmap_configure(const Config& config, LoadParams& p) {
     const uint64_t kib = config.uint("mmap.size_kb");
-    p.shown = {{"size_kb", kib}};
+    show(p, mmap_declaration, {{"size_kb", kib}});
     p.own = MmapParams{.bytes = static_cast<size_t>(kib) * 1024};
 }
 

@@ -11,6 +11,10 @@ inline constexpr KeySpec mmap_keys[] = {
              "mmap load: KiB each worker maps, touches page by page and unmaps per operation"),
 };
 
-inline constexpr LoadDecl mmap_declaration = {"mmap", mmap_keys};
+inline constexpr ShownParam mmap_shown[] = {
+    {"size_kb", ShownParam::Type::count, {}, 4, 0, "mmap: KiB mapped, touched page by page and unmapped per operation"},
+};
+
+inline constexpr LoadDecl mmap_declaration = {"mmap", mmap_keys, mmap_shown};
 
 } // namespace initbench

@@ -95,7 +95,7 @@ void pipe_configure(const Config& config, LoadParams& p) {
     const PipeParams own{.fds = static_cast<unsigned>(config.uint("pipe.fds")),
                          .msg_size = static_cast<unsigned>(config.uint("pipe.msg_size")),
                          .sockets = config.str("pipe.mode") == "socket"};
-    p.shown = {{"fds", own.fds}, {"msg_size", own.msg_size}, {"mode", own.sockets ? "socket" : "pipe"}};
+    show(p, pipe_declaration, {{"fds", own.fds}, {"msg_size", own.msg_size}, {"mode", own.sockets ? "socket" : "pipe"}});
     p.own = own;
 }
 

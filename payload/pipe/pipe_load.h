@@ -19,6 +19,12 @@ inline constexpr KeySpec pipe_keys[] = {
     enum_key("pipe.mode", "pipe", "pipe|socket", "pipe load: pipes or unix stream sockets"),
 };
 
-inline constexpr LoadDecl pipe_declaration = {"pipe", pipe_keys};
+inline constexpr ShownParam pipe_shown[] = {
+    {"fds", ShownParam::Type::count},
+    {"msg_size", ShownParam::Type::count},
+    {"mode", ShownParam::Type::choice, "pipe|socket"},
+};
+
+inline constexpr LoadDecl pipe_declaration = {"pipe", pipe_keys, pipe_shown};
 
 } // namespace initbench

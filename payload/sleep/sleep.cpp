@@ -127,13 +127,13 @@ void sleep_configure(const Config& config, LoadParams& p) {
                           .random_s = static_cast<unsigned>(config.uint("sleep.random")),
                           .processes = config.str("sleep.mode") == "process",
                           .syscall_nr = syscall == "none" ? -1 : syscall_number(syscall)};
-    p.shown = {{"sleepers", own.sleepers}, {"mode", own.processes ? "process" : "thread"}};
+    show(p, sleep_declaration, {{"sleepers", own.sleepers}, {"mode", own.processes ? "process" : "thread"}});
     if (own.random_s)
-        p.shown["random_s"] = own.random_s;
+        show(p, sleep_declaration, {{"random_s", own.random_s}});
     else
-        p.shown["interval_s"] = own.interval_s;
+        show(p, sleep_declaration, {{"interval_s", own.interval_s}});
     if (syscall != "none")
-        p.shown["syscall"] = syscall;
+        show(p, sleep_declaration, {{"syscall", syscall}});
     p.own = own;
 }
 

@@ -28,7 +28,7 @@ struct SyscallParams {
 
 void syscall_configure(const Config& config, LoadParams& p) {
     const std::string name = config.str("syscall.name");
-    p.shown = {{"syscall", name}};
+    show(p, syscall_declaration, {{"syscall", name}});
     p.own = SyscallParams{.nr = syscall_number(name)};
 }
 

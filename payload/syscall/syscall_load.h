@@ -11,6 +11,10 @@ inline constexpr KeySpec syscall_keys[] = {
              "syscall load: the system call of the loop"),
 };
 
-inline constexpr LoadDecl syscall_declaration = {"syscall", syscall_keys};
+inline constexpr ShownParam syscall_shown[] = {
+    {"syscall", ShownParam::Type::text},
+};
+
+inline constexpr LoadDecl syscall_declaration = {"syscall", syscall_keys, syscall_shown};
 
 } // namespace initbench

@@ -99,7 +99,7 @@ uint64_t tcp_bytes(const LoadParams& p) {
 
 void tcp_configure(const Config& config, LoadParams& p) {
     const TcpParams own{.msg_size = static_cast<unsigned>(config.uint("tcp.msg_size"))};
-    p.shown = {{"msg_size", own.msg_size}};
+    show(p, tcp_declaration, {{"msg_size", own.msg_size}});
     p.own = own;
 }
 

@@ -16,6 +16,10 @@ inline constexpr KeySpec tcp_keys[] = {
     uint_key("tcp.msg_size", "64", 1, 1 << 20, "tcp load: bytes per request and per response"),
 };
 
-inline constexpr LoadDecl tcp_declaration = {"tcp", tcp_keys};
+inline constexpr ShownParam tcp_shown[] = {
+    {"msg_size", ShownParam::Type::count},
+};
+
+inline constexpr LoadDecl tcp_declaration = {"tcp", tcp_keys, tcp_shown};
 
 } // namespace initbench

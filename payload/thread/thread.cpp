@@ -91,7 +91,7 @@ uint64_t thread_tasks(const LoadParams& p) {
 void thread_configure(const Config& config, LoadParams& p) {
     const ThreadParams own{.threads = static_cast<unsigned>(config.uint("thread.threads")),
                            .continuous = config.str("thread.mode") == "continuous"};
-    p.shown = {{"threads", own.threads}, {"mode", own.continuous ? "continuous" : "batch"}};
+    show(p, thread_declaration, {{"threads", own.threads}, {"mode", own.continuous ? "continuous" : "batch"}});
     p.own = own;
 }
 

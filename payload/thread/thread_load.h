@@ -16,6 +16,11 @@ inline constexpr KeySpec thread_keys[] = {
              "--pthread-max); continuous starts a new thread as soon as the oldest ends"),
 };
 
-inline constexpr LoadDecl thread_declaration = {"thread", thread_keys};
+inline constexpr ShownParam thread_shown[] = {
+    {"threads", ShownParam::Type::count},
+    {"mode", ShownParam::Type::choice, "batch|continuous"},
+};
+
+inline constexpr LoadDecl thread_declaration = {"thread", thread_keys, thread_shown};
 
 } // namespace initbench

@@ -194,6 +194,30 @@ TEST(LoadParams, EachLoadReadsItsOwnKeys) {
     EXPECT_EQ(find_load("sleep")->tasks(sleep), 128u + 15000);
 }
 
+// Every load shows only what its declaration names (the results schema's load_params is
+// generated from them), in each of its branches; anything else is set apart as undeclared.
+TEST(LoadParams, ShownAsDeclared) {
+    for (const char* line : {"", "initbench.sleep.random=3 initbench.sleep.syscall=getpgid initbench.pipe.mode=socket "
+                                 "initbench.thread.mode=continuous initbench.sleep.mode=process"}) {
+        const Config c = config_of(line);
+        for (const LoadSpec* load : load_registry()) {
+            SCOPED_TRACE(std::string(load->name) + " with '" + line + "'");
+            const LoadDecl* decl = find_load_decl(load->name);
+            ASSERT_TRUE(decl);
+            const nlohmann::json shown = params_json(resolve_params(*load, c, 2));
+            for (const auto& [name, value] : shown.items()) {
+                const bool known = name == "workers" ||
+                                   std::any_of(decl->shown.begin(), decl->shown.end(),
+                                               [&](const ShownParam& d) { return d.name == name; });
+                EXPECT_TRUE(known) << name << " = " << value.dump();
+            }
+        }
+    }
+    LoadParams p;
+    show(p, *find_load_decl("thread"), {{"threads", 4}, {"mode", "sometimes"}, {"stack_kb", 8}});
+    EXPECT_EQ(p.shown, (nlohmann::json{{"threads", 4}, {"undeclared", {{"mode", "sometimes"}, {"stack_kb", 8}}}}));
+}
+
 // ---- the profiles in the image ----------------------------------------------------------
 
 std::optional<std::string> shipped_profile(std::string_view name) {

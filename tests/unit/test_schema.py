@@ -102,6 +102,18 @@ class SchemaFiles(unittest.TestCase):
                 self.assertEqual(schema["$schema"], "https://json-schema.org/draft/2020-12/schema")
                 self.assertEqual(schema["$id"], "https://initbench.invalid/schema/" + name)
 
+    def test_generated_definitions_are_the_declarations(self):
+        # load_params follows from the loads' declarations (payload/X/X_load.h): a load that
+        # shows a new parameter needs no schema edit by hand, only scripts/schema-defs.py.
+        generated = json.loads(subprocess.run([INITBENCH, "schema"], check=True, capture_output=True,
+                                              text=True, timeout=60).stdout)
+        defs = json.loads((SOURCE / "docs/schema/defs.schema.json").read_text())["$defs"]
+        self.assertIn("load_params", generated)
+        for name, definition in generated.items():
+            self.assertEqual(defs.get(name), definition,
+                             f"docs/schema/defs.schema.json's {name} is not what the declarations say: "
+                             "run scripts/schema-defs.py")
+
     def test_every_record_type_has_a_schema(self):
         # record types as records.schema.json dispatches them; one file each
         types = schema_check.schemas()["records.schema.json"]["properties"]["type"]["enum"]

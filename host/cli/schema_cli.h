@@ -1,0 +1,17 @@
+// `initbench schema`: the results schema's definitions that follow from the declarations.
+#pragma once
+
+#include "common/result.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+namespace initbench {
+
+// docs/schema/defs.schema.json's load_params: "workers" and every built-in load's shown
+// parameters (a name several loads show: one property, its values and notes joined).
+Result<nlohmann::json> load_params_schema();
+
+void add_schema_command(CLI::App& app);
+
+} // namespace initbench
