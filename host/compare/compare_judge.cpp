@@ -256,6 +256,14 @@ HistRow histogram_row(const HistSeries& meta, const std::vector<Extracted>& foun
 
 // A linear histogram whose every count is below or above its buckets on every side (funclat's
 // default 0-1000 us under TCG, where a fork takes milliseconds) shows nothing.
+bool empty_everywhere(const HistRow& row) {
+    for (const auto& counts : row.counts)
+        for (double c : counts)
+            if (c != 0)
+                return false;
+    return true;
+}
+
 bool outside_its_range(const HistSeries& meta, const HistRow& row) {
     if (!meta.shape.starts_with("linear") || row.labels.size() < 3)
         return false;
@@ -321,6 +329,8 @@ Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOption
             if (!listed.insert("h" + h.id).second)
                 continue;
             HistRow row = histogram_row(h, found, report);
+            if (empty_everywhere(row))
+                continue; // nothing to compare: the metrics say "0 in every sample on every side"
             if (outside_its_range(h, row)) {
                 report.warnings.push_back(h.id + ": every count is outside its buckets (" + row.labels.front() +
                                           ", " + row.labels.back() + ") on every side, so it is not shown; the " +

@@ -40,6 +40,7 @@ struct Spec {
     double latency_ns = 2500000;
     double calls = 100; // funclat's count in each round
     bool calls_over_range = false; // funclat's linear histogram: every call above its buckets
+    bool no_calls = false;         // funclat saw no call: both histograms empty
     json extra_records = json::array();
     // The environment: "" leaves it out, as documents written before it was recorded.
     std::string qemu, image_version, image_commit;
@@ -84,15 +85,15 @@ json make_doc(const Spec& s) {
                            {"unit", "ns"},
                            {"count", s.calls * kJitter[r % kJitter.size()]},
                            {"avg", s.latency_ns * kJitter[r % kJitter.size()]},
-                           {"log2", {{1048576, 60}, {2097152, 40}}},
+                           {"log2", s.no_calls ? json::array() : json{{1048576, 60}, {2097152, 40}}},
                            {"linear",
                             {{"unit", "us"},
                              {"min", 0},
                              {"step", 5},
                              {"max", 10},
                              {"under", 0},
-                             {"over", s.calls_over_range ? 100 : 1},
-                             {"buckets", s.calls_over_range ? json{0, 0} : json{50, 49}}}}});
+                             {"over", s.no_calls ? 0 : s.calls_over_range ? 100 : 1},
+                             {"buckets", s.no_calls || s.calls_over_range ? json{0, 0} : json{50, 49}}}}});
     }
     for (const auto& r : s.extra_records)
         records.push_back(r);
@@ -620,6 +621,18 @@ TEST(Compare, LinearHistogramOutsideItsRangeIsAWarning) {
     EXPECT_TRUE(has_warning(r, "initbench.funclat.hist"));
     // One side with calls inside: shown.
     b.calls_over_range = false;
+    EXPECT_EQ(compare_rounds(a, b).histograms.size(), 2u);
+}
+
+// A histogram with no count on any side (funclat in a phase without calls) is not shown.
+TEST(Compare, EmptyHistogramsAreNotShown) {
+    Spec a = with_rates(scaled(200), "a"), b = with_rates(scaled(200), "b");
+    a.no_calls = b.no_calls = true;
+    const Report r = compare_rounds(a, b);
+    EXPECT_TRUE(r.histograms.empty()) << r.histograms.front().id;
+    EXPECT_FALSE(has_warning(r, "outside its buckets"));
+    EXPECT_EQ(render(r, {Format::text, false}).find("an empty histogram"), std::string::npos);
+    b.no_calls = false; // calls on one side: both histograms shown
     EXPECT_EQ(compare_rounds(a, b).histograms.size(), 2u);
 }
 
