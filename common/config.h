@@ -39,6 +39,7 @@ std::span<const KeySpec> config_keys();
 struct KeyOwner {
     std::string owner;
     std::span<const KeySpec> keys;
+    std::string about = {}; // a load's: what it does and what one operation is
 };
 std::vector<KeyOwner> key_owners();
 // A key of the table, exactly as named (a family's row by its name with '*').

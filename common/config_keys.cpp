@@ -186,7 +186,8 @@ const std::vector<std::string_view>& builtin_load_names() {
 std::vector<KeyOwner> key_owners() {
     std::vector<KeyOwner> owners{{"general", kGeneralKeys}};
     for (const LoadDecl* load : load_catalog::kDecls)
-        owners.push_back({"load " + std::string(load->name), load->keys});
+        owners.push_back({"load " + std::string(load->name), load->keys,
+                          std::string(load->help) + "; an operation: " + std::string(load->op_unit)});
     for (const ProbeDecl* probe : probe_catalog::kDecls)
         owners.push_back({"probe " + std::string(probe->name), probe->keys});
     return owners;

@@ -222,7 +222,7 @@ private:
             for (const auto& part : phase.loads) {
                 auto started = LoadGroup::start(*part.load, part.params, options);
                 if (!started) {
-                    const std::string who = phase.joined() ? std::string(part.load->name) + ": " : "";
+                    const std::string who = phase.joined() ? std::string(part.load->name()) + ": " : "";
                     console_.error("phase " + phase.name, who + started.error().message());
                     for (auto& g : groups) // the loads that did start
                         g->stop();

@@ -43,7 +43,7 @@ public:
                 for (const LoadSpec* load : loads) {
                     p.loads.push_back(phase_load(*load, 0));
                     if (auto no = load->unsupported(); !no.empty() && p.unsupported.empty())
-                        p.unsupported = std::string(load->name) + ": " + no;
+                        p.unsupported = std::string(load->name()) + ": " + no;
                 }
                 if (within_task_limit(p))
                     phases_.push_back(std::move(p));
@@ -53,7 +53,7 @@ public:
             }
             const LoadSpec* load = loads.front();
             for (unsigned v : sweep_values(*load, config_)) {
-                PhasePlan p{load->sweep.empty() ? name : name + "-" + std::to_string(v),
+                PhasePlan p{load->sweep().empty() ? name : name + "-" + std::to_string(v),
                             {phase_load(*load, v)}, load->unsupported()};
                 if (within_task_limit(p))
                     phases_.push_back(std::move(p));
@@ -84,7 +84,7 @@ public:
     // Each load's cgroup has its own pids.max: each load is checked against it.
     bool within_task_limit(const PhasePlan& p) {
         for (const auto& part : p.loads) {
-            const std::string who = p.joined() ? std::string(part.load->name) + ": " : "";
+            const std::string who = p.joined() ? std::string(part.load->name()) + ": " : "";
             // Workers are forked by the init, outside the cgroup: pids.max cannot stop them.
             if (options_.tasks_max && part.params.workers > options_.tasks_max) {
                 console_.error("phase " + p.name,

@@ -105,7 +105,7 @@ void PhaseRecorder::add_results(nlohmann::json& rec, const PhasePlan& phase, con
                              elapsed, run.memory_mb);
             if (phase.loads[i].external)
                 add_program_results(entry, phase.name, phase.loads[i], *groups[i], run.programs[i]);
-            const std::string name(phase.loads[i].load->name);
+            const std::string name(phase.loads[i].load->name());
             for (const auto& [metric_name, m] : entry["metrics"].items())
                 rec["metrics"][name + "." + metric_name] = m;
             if (!phase.loads[i].external)
@@ -127,11 +127,11 @@ void PhaseRecorder::add_results(nlohmann::json& rec, const PhasePlan& phase, con
 }
 
 nlohmann::json PhaseRecorder::load_json(const PhaseLoad& part) const {
-    nlohmann::json j{{"name", part.load->name},
-                     {"op_unit", part.load->op_unit},
+    nlohmann::json j{{"name", part.load->name()},
+                     {"op_unit", part.load->op_unit()},
                      {"params", params_json(part.params)}};
     if (part.sweep_value) // "tcp.clients", "load.NAME.clients" -> "clients": 4
-        j[std::string(part.load->sweep.substr(part.load->sweep.rfind('.') + 1))] =
+        j[std::string(part.load->sweep().substr(part.load->sweep().rfind('.') + 1))] =
             part.sweep_value;
     if (!options_.cpus.empty())
         j["cpus"] = options_.cpus;
@@ -147,7 +147,7 @@ void PhaseRecorder::add_load_results(nlohmann::json& rec, const std::string& pha
                                      const StopReport& stopped, double window_s, uint64_t memory_mb) const {
     const double elapsed = std::max(window_s, 1e-9);
     const uint64_t ops = s1.ops - s0.ops;
-    const std::string unit = std::string(part.load->op_unit) + "/s";
+    const std::string unit = std::string(part.load->op_unit()) + "/s";
     std::vector<uint64_t> per_worker;
     for (size_t i = 0; i < s1.per_worker.size(); i++)
         per_worker.push_back(s1.per_worker[i] - s0.per_worker[i]);

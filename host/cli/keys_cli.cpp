@@ -53,7 +53,7 @@ std::string markdown() {
     for (const KeyOwner& o : key_owners()) {
         if (o.keys.empty())
             continue;
-        out += "\n## " + o.owner + "\n\n| key | takes | default | meaning |\n|---|---|---|---|\n";
+        out += "\n## " + o.owner + "\n\n" + (o.about.empty() ? "" : o.about + ".\n\n") + "| key | takes | default | meaning |\n|---|---|---|---|\n";
         for (const KeySpec& k : o.keys)
             out += "| `initbench." + std::string(k.name) + "` | " + cell(type_text(k)) + " | " +
                    (k.def.empty() ? "—" : "`" + cell(k.def) + "`") + " | " + cell(k.help) + " |\n";
@@ -66,7 +66,7 @@ std::string text() {
     for (const KeyOwner& o : key_owners()) {
         if (o.keys.empty())
             continue;
-        out += o.owner + "\n";
+        out += o.owner + (o.about.empty() ? "" : ": " + o.about) + "\n";
         for (const KeySpec& k : o.keys)
             out += "  initbench." + std::string(k.name) + "  [" + type_text(k) + "; default " +
                    (k.def.empty() ? "none" : std::string(k.def)) + "]\n      " + std::string(k.help) + "\n";

@@ -60,10 +60,10 @@ void define_external_loads(const Config& config) {
             l->sweep = "load." + name + ".clients";
         l->op_unit = "program run";
         l->spec = LoadSpec{
-            .name = l->name,
-            .help = "an external program (load.NAME)",
-            .op_unit = l->op_unit,
-            .sweep = l->sweep,
+            .decl = {.name = l->name,
+                     .op_unit = l->op_unit,
+                     .sweep = l->sweep,
+                     .help = "an external program (load.NAME)"},
             .default_workers = one,
             .tasks = one_task,
             .work = external_work,

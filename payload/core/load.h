@@ -63,15 +63,14 @@ unsigned online_cpus();
 std::string always_supported();
 uint64_t one_task_per_worker(const LoadParams& p);
 
-// A load as the registry lists it. A load's file names what it is and its work; the rest
-// has defaults that most loads keep: no sweep, a worker per CPU, runs on any kernel, one
-// task per worker, moves no data, no keys of its own.
+// A load as the registry lists it: its declaration (payload/X/X_load.h) and its code. A
+// load's file names its work; the rest has defaults that most loads keep: a worker per CPU,
+// runs on any kernel, one task per worker, moves no data, no keys of its own.
 struct LoadSpec {
-    std::string_view name;
-    std::string_view help;
-    std::string_view op_unit; // what one operation is: "fork+exit+wait", "message", ...
-    // A list key whose every value is a phase of its own (tcp.clients), or "".
-    std::string_view sweep = "";
+    LoadDecl decl;
+    std::string_view name() const { return decl.name; }
+    std::string_view op_unit() const { return decl.op_unit; }
+    std::string_view sweep() const { return decl.sweep; }
     unsigned (*default_workers)() = online_cpus;            // when neither the sweep nor `workers` says
     std::string (*unsupported)() = always_supported;        // "" when this kernel can run it, else why not
     uint64_t (*tasks)(const LoadParams&) = one_task_per_worker; // tasks at once, workers included

@@ -142,7 +142,7 @@ Status LoadGroup::spawn_workers() {
         if (pid < 0) {
             open_gate(*gate_); // those forked can leave through stop()'s kill either way
             return errno_error("fork worker " + std::to_string(i) + " of load " +
-                               std::string(spec_.name));
+                               std::string(spec_.name()));
         }
         if (pid == 0)
             run_worker(i);
@@ -161,7 +161,7 @@ Status LoadGroup::spawn_workers() {
 void LoadGroup::run_worker(unsigned index) {
     enter_child({.pgid = pgid_, .die_with_parent = true});
     // "ib-LOAD": every task of the load inherits it, so probes can tell the load's tasks.
-    const std::string comm = "ib-" + std::string(spec_.name);
+    const std::string comm = "ib-" + std::string(spec_.name());
     ::prctl(PR_SET_NAME, comm.c_str());
     // Joined before the load runs, so that every task it makes is counted and limited.
     if (!cgroup_path_.empty() && !write_file(cgroup_path_ + "/cgroup.procs", "0"))

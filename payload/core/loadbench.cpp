@@ -19,12 +19,13 @@ namespace {
 
 int usage() {
     std::fprintf(stderr, "usage: initbench-loadbench LOAD SECONDS [KEY=VALUE ...]\n"
-                         "       initbench-loadbench --list   (the load names, one a line)\n"
+                         "       initbench-loadbench --list   (the load names, one a line, each with its\n"
+                         "                                     sweep key when it has one)\n"
                          "  KEY=VALUE as initbench.KEY=VALUE in the guest, e.g. workers=2\n"
                          "loads:\n");
     for (const auto* l : load_registry())
-        std::fprintf(stderr, "  %-7s %s\n", std::string(l->name).c_str(),
-                     std::string(l->help).c_str());
+        std::fprintf(stderr, "  %-7s %s\n", std::string(l->name()).c_str(),
+                     std::string(l->decl.help).c_str());
     return 2;
 }
 
@@ -49,7 +50,7 @@ nlohmann::json run_once(const LoadSpec& spec, const LoadParams& params, double s
     const double t_start = monotonic_seconds();
     auto started = LoadGroup::start(spec, params, LoadOptions{});
     if (!started)
-        return {{"load", spec.name}, {"error", started.error().message()}};
+        return {{"load", spec.name()}, {"error", started.error().message()}};
     auto& group = *started.value();
     std::vector<WorkerExit> exits;
     const bool ready = group.wait_ready(t_start + 120, exits);
@@ -63,9 +64,9 @@ nlohmann::json run_once(const LoadSpec& spec, const LoadParams& params, double s
     const double cpu = workers_cpu_s(group) - cpu0;
     const StopReport stopped = group.stop();
     const double wall = monotonic_seconds() - t_start;
-    nlohmann::json out{{"load", spec.name},
+    nlohmann::json out{{"load", spec.name()},
                        {"params", params_json(params)},
-                       {"op_unit", spec.op_unit},
+                       {"op_unit", spec.op_unit()},
                        {"seconds", elapsed},
                        {"ops", ops},
                        {"ops_per_s", double(ops) / elapsed},
@@ -88,7 +89,8 @@ nlohmann::json run_once(const LoadSpec& spec, const LoadParams& params, double s
 int main(int argc, char** argv) {
     if (argc == 2 && std::string_view(argv[1]) == "--list") {
         for (const auto* l : load_registry())
-            std::printf("%s\n", std::string(l->name).c_str());
+            std::printf("%s%s%s\n", std::string(l->name()).c_str(), l->sweep().empty() ? "" : " ",
+                        std::string(l->sweep()).c_str());
         return 0;
     }
     if (argc < 3)

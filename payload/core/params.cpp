@@ -10,10 +10,10 @@
 namespace initbench {
 
 std::vector<unsigned> sweep_values(const LoadSpec& spec, const Config& config) {
-    if (spec.sweep.empty())
+    if (spec.sweep().empty())
         return {0};
     std::string why; // the key's own check refused anything but counts
-    return expand_counts(config.list(spec.sweep), online_cpus(), why).value_or(std::vector<unsigned>{});
+    return expand_counts(config.list(spec.sweep()), online_cpus(), why).value_or(std::vector<unsigned>{});
 }
 
 LoadParams resolve_params(const LoadSpec& spec, const Config& config, unsigned sweep_value) {
@@ -40,7 +40,7 @@ std::vector<const LoadSpec*> phase_loads(std::string_view name, std::string& why
         if (!load) {
             std::vector<std::string> names;
             for (const auto* l : load_registry())
-                names.emplace_back(l->name);
+                names.emplace_back(l->name());
             for (std::string& external : external_load_names())
                 names.push_back(std::move(external));
             const auto best = closest_name(part, names);
@@ -54,8 +54,8 @@ std::vector<const LoadSpec*> phase_loads(std::string_view name, std::string& why
             return {};
         }
         // A swept load makes one phase per value: it runs in a phase of its own.
-        if (joined && !load->sweep.empty()) {
-            why = "load '" + part + "'" + in + " has a sweep key (" + std::string(load->sweep) +
+        if (joined && !load->sweep().empty()) {
+            why = "load '" + part + "'" + in + " has a sweep key (" + std::string(load->sweep()) +
                   "): it runs in a phase of its own";
             return {};
         }

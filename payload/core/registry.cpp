@@ -11,7 +11,7 @@ namespace initbench {
 
 const LoadSpec* find_load(std::string_view name) {
     for (const auto* l : load_registry())
-        if (l->name == name)
+        if (l->name() == name)
             return l;
     return find_external_load(name);
 }

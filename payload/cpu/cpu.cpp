@@ -74,12 +74,6 @@ void cpu_configure(const Config& config, LoadParams& p) {
 } // namespace
 
 extern const LoadSpec cpu_load = {
-    .name = cpu_declaration.name,
-    .help = "spinning workers: xorshift arithmetic and random writes to 256 KiB each; cpu.load=P spins P % "
-            "of each 10 ms slice",
-    .op_unit = "4096 iterations",
-    .configure = cpu_configure,
-    .work = cpu_work,
-};
+    .decl = cpu_declaration, .configure = cpu_configure, .work = cpu_work};
 
 } // namespace initbench

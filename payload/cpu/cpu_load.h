@@ -1,5 +1,5 @@
-// The cpu load's declaration, which the host builds too: its name and its keys. Its worker,
-// its parameters and its LoadSpec are payload/cpu.cpp.
+// The cpu load's declaration, which the host builds too: its name, help and operation, its
+// keys and what its records show. Its worker and its LoadSpec are payload/cpu/cpu.cpp.
 #pragma once
 
 #include "common/load_decl.h"
@@ -16,6 +16,9 @@ inline constexpr ShownParam cpu_shown[] = {
     {"cpu_load_pct", ShownParam::Type::count, {}, 1, 100, "cpu: the share of every 10 ms slice each worker spins (cpu.load)"},
 };
 
-inline constexpr LoadDecl cpu_declaration = {"cpu", cpu_keys, cpu_shown};
+inline constexpr LoadDecl cpu_declaration = {
+    .name = "cpu", .op_unit = "4096 iterations", .keys = cpu_keys, .shown = cpu_shown,
+    .help = "spinning workers: xorshift arithmetic and random writes to 256 KiB each; cpu.load=P "
+            "spins P % of each 10 ms slice"};
 
 } // namespace initbench

@@ -27,11 +27,6 @@ static uint64_t fork_tasks(const LoadParams& p) {
 }
 
 extern const LoadSpec fork_load = {
-    .name = fork_declaration.name,
-    .help = "workers that fork a child which exits immediately, and reap it",
-    .op_unit = "fork+exit+wait",
-    .tasks = fork_tasks,
-    .work = fork_work,
-};
+    .decl = fork_declaration, .tasks = fork_tasks, .work = fork_work};
 
 } // namespace initbench

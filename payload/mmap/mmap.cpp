@@ -48,12 +48,7 @@ void mmap_configure(const Config& config, LoadParams& p) {
 } // namespace
 
 extern const LoadSpec mmap_load = {
-    .name = mmap_declaration.name,
-    .help = "workers that map mmap.size_kb KiB of anonymous memory, write a byte to each page and unmap it",
-    .op_unit = "map+touch+unmap",
-    .bytes_per_op = mmap_bytes,
-    .configure = mmap_configure,
-    .work = mmap_work,
-};
+    .decl = mmap_declaration, .bytes_per_op = mmap_bytes, .configure = mmap_configure,
+    .work = mmap_work};
 
 } // namespace initbench

@@ -1,5 +1,5 @@
-// The mmap load's declaration, which the host builds too: its name and its keys. Its worker,
-// its parameters and its LoadSpec are payload/mmap.cpp.
+// The mmap load's declaration, which the host builds too: its name, help and operation, its
+// keys and what its records show. Its worker and its LoadSpec are payload/mmap/mmap.cpp.
 #pragma once
 
 #include "common/load_decl.h"
@@ -15,6 +15,9 @@ inline constexpr ShownParam mmap_shown[] = {
     {"size_kb", ShownParam::Type::count, {}, 4, 0, "mmap: KiB mapped, touched page by page and unmapped per operation"},
 };
 
-inline constexpr LoadDecl mmap_declaration = {"mmap", mmap_keys, mmap_shown};
+inline constexpr LoadDecl mmap_declaration = {
+    .name = "mmap", .op_unit = "map+touch+unmap", .keys = mmap_keys, .shown = mmap_shown,
+    .help = "workers that map mmap.size_kb KiB of anonymous memory, write a byte to each page and "
+            "unmap it"};
 
 } // namespace initbench

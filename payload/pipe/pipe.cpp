@@ -102,14 +102,7 @@ void pipe_configure(const Config& config, LoadParams& p) {
 } // namespace
 
 extern const LoadSpec pipe_load = {
-    .name = pipe_declaration.name,
-    .help = "hackbench-style groups: pipe.fds senders write messages to as many receivers",
-    .op_unit = "message",
-    .sweep = "pipe.groups",
-    .tasks = pipe_tasks,
-    .bytes_per_op = pipe_bytes,
-    .configure = pipe_configure,
-    .work = pipe_work,
-};
+    .decl = pipe_declaration, .tasks = pipe_tasks, .bytes_per_op = pipe_bytes,
+    .configure = pipe_configure, .work = pipe_work};
 
 } // namespace initbench

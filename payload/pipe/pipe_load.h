@@ -1,5 +1,5 @@
-// The pipe load's declaration, which the host builds too: its name and its keys. Its worker,
-// its parameters and its LoadSpec are payload/pipe.cpp.
+// The pipe load's declaration, which the host builds too: its name, help and operation, its
+// keys and what its records show. Its worker and its LoadSpec are payload/pipe/pipe.cpp.
 #pragma once
 
 #include "common/load_decl.h"
@@ -25,6 +25,8 @@ inline constexpr ShownParam pipe_shown[] = {
     {"mode", ShownParam::Type::choice, "pipe|socket"},
 };
 
-inline constexpr LoadDecl pipe_declaration = {"pipe", pipe_keys, pipe_shown};
+inline constexpr LoadDecl pipe_declaration = {
+    .name = "pipe", .op_unit = "message", .keys = pipe_keys, .shown = pipe_shown, .sweep = "pipe.groups",
+    .help = "hackbench-style groups: pipe.fds senders write messages to as many receivers"};
 
 } // namespace initbench

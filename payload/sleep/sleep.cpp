@@ -140,13 +140,7 @@ void sleep_configure(const Config& config, LoadParams& p) {
 } // namespace
 
 extern const LoadSpec sleep_load = {
-    .name = sleep_declaration.name,
-    .help = "sleep.tasks threads (or processes: sleep.mode) over the workers that sleep sleep.interval and "
-            "wake, in a loop",
-    .op_unit = "wake-up",
-    .tasks = sleep_tasks,
-    .configure = sleep_configure,
-    .work = sleep_work,
-};
+    .decl = sleep_declaration, .tasks = sleep_tasks, .configure = sleep_configure,
+    .work = sleep_work};
 
 } // namespace initbench

@@ -1,5 +1,5 @@
-// The sleep load's declaration, which the host builds too: its name and its keys. Its worker,
-// its parameters and its LoadSpec are payload/sleep.cpp.
+// The sleep load's declaration, which the host builds too: its name, help and operation, its
+// keys and what its records show. Its worker and its LoadSpec are payload/sleep/sleep.cpp.
 #pragma once
 
 #include "common/load_decl.h"
@@ -29,6 +29,9 @@ inline constexpr ShownParam sleep_shown[] = {
     {"syscall", ShownParam::Type::text},
 };
 
-inline constexpr LoadDecl sleep_declaration = {"sleep", sleep_keys, sleep_shown};
+inline constexpr LoadDecl sleep_declaration = {
+    .name = "sleep", .op_unit = "wake-up", .keys = sleep_keys, .shown = sleep_shown,
+    .help = "sleep.tasks threads (or processes: sleep.mode) over the workers that sleep "
+            "sleep.interval and wake, in a loop"};
 
 } // namespace initbench

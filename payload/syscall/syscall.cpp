@@ -35,12 +35,6 @@ void syscall_configure(const Config& config, LoadParams& p) {
 } // namespace
 
 extern const LoadSpec syscall_load = {
-    .name = syscall_declaration.name,
-    .help = "a tight loop of one system call per worker (syscall.name, getppid by default), for probe "
-            "overhead per event",
-    .op_unit = "1024 system calls",
-    .configure = syscall_configure,
-    .work = syscall_work,
-};
+    .decl = syscall_declaration, .configure = syscall_configure, .work = syscall_work};
 
 } // namespace initbench

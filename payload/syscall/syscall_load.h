@@ -1,5 +1,5 @@
-// The syscall load's declaration, which the host builds too: its name and its keys. Its worker,
-// its parameters and its LoadSpec are payload/syscall.cpp.
+// The syscall load's declaration, which the host builds too: its name, help and operation, its
+// keys and what its records show. Its worker and its LoadSpec are payload/syscall/syscall.cpp.
 #pragma once
 
 #include "common/load_decl.h"
@@ -15,6 +15,9 @@ inline constexpr ShownParam syscall_shown[] = {
     {"syscall", ShownParam::Type::text},
 };
 
-inline constexpr LoadDecl syscall_declaration = {"syscall", syscall_keys, syscall_shown};
+inline constexpr LoadDecl syscall_declaration = {
+    .name = "syscall", .op_unit = "1024 system calls", .keys = syscall_keys, .shown = syscall_shown,
+    .help = "a tight loop of one system call per worker (syscall.name, getppid by default), for "
+            "probe overhead per event"};
 
 } // namespace initbench

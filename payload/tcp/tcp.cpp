@@ -106,15 +106,7 @@ void tcp_configure(const Config& config, LoadParams& p) {
 } // namespace
 
 extern const LoadSpec tcp_load = {
-    .name = tcp_declaration.name,
-    .help = "tbench-style client/server pairs doing request/response over loopback TCP",
-    .op_unit = "request+response",
-    .sweep = "tcp.clients",
-    .unsupported = tcp_unsupported,
-    .tasks = tcp_tasks,
-    .bytes_per_op = tcp_bytes,
-    .configure = tcp_configure,
-    .work = tcp_work,
-};
+    .decl = tcp_declaration, .unsupported = tcp_unsupported, .tasks = tcp_tasks,
+    .bytes_per_op = tcp_bytes, .configure = tcp_configure, .work = tcp_work};
 
 } // namespace initbench

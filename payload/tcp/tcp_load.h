@@ -1,5 +1,5 @@
-// The tcp load's declaration, which the host builds too: its name and its keys. Its worker,
-// its parameters and its LoadSpec are payload/tcp.cpp.
+// The tcp load's declaration, which the host builds too: its name, help and operation, its
+// keys and what its records show. Its worker and its LoadSpec are payload/tcp/tcp.cpp.
 #pragma once
 
 #include "common/load_decl.h"
@@ -20,6 +20,8 @@ inline constexpr ShownParam tcp_shown[] = {
     {"msg_size", ShownParam::Type::count},
 };
 
-inline constexpr LoadDecl tcp_declaration = {"tcp", tcp_keys, tcp_shown};
+inline constexpr LoadDecl tcp_declaration = {
+    .name = "tcp", .op_unit = "request+response", .keys = tcp_keys, .shown = tcp_shown, .sweep = "tcp.clients",
+    .help = "tbench-style client/server pairs doing request/response over loopback TCP"};
 
 } // namespace initbench

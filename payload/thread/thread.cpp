@@ -98,13 +98,7 @@ void thread_configure(const Config& config, LoadParams& p) {
 } // namespace
 
 extern const LoadSpec thread_load = {
-    .name = thread_declaration.name,
-    .help = "worker processes that create and end threads: thread.threads at once (batch), or at most "
-            "that many alive (continuous)",
-    .op_unit = "thread create+exit+join",
-    .tasks = thread_tasks,
-    .configure = thread_configure,
-    .work = thread_work,
-};
+    .decl = thread_declaration, .tasks = thread_tasks, .configure = thread_configure,
+    .work = thread_work};
 
 } // namespace initbench

@@ -1,5 +1,5 @@
-// The thread load's declaration, which the host builds too: its name and its keys. Its worker,
-// its parameters and its LoadSpec are payload/thread.cpp.
+// The thread load's declaration, which the host builds too: its name, help and operation, its
+// keys and what its records show. Its worker and its LoadSpec are payload/thread/thread.cpp.
 #pragma once
 
 #include "common/load_decl.h"
@@ -21,6 +21,9 @@ inline constexpr ShownParam thread_shown[] = {
     {"mode", ShownParam::Type::choice, "batch|continuous"},
 };
 
-inline constexpr LoadDecl thread_declaration = {"thread", thread_keys, thread_shown};
+inline constexpr LoadDecl thread_declaration = {
+    .name = "thread", .op_unit = "thread create+exit+join", .keys = thread_keys, .shown = thread_shown,
+    .help = "worker processes that create and end threads: thread.threads at once (batch), or at "
+            "most that many alive (continuous)"};
 
 } // namespace initbench

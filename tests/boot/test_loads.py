@@ -10,11 +10,16 @@ import unittest
 import bootlib
 from test_boot import assert_clean_end
 
-# Every load of the registry (each payload/X/X_load.h), so that a new load is booted by construction.
-LOADS = subprocess.run([os.environ.get("INITBENCH_LOADBENCH", str(bootlib.SOURCE / "build/payload/initbench-loadbench")),
-                        "--list"], check=True, capture_output=True, text=True).stdout.split()
-# The loads with a sweep key have a phase per value of it.
-SWEEPS = {"pipe": ["pipe-1", "pipe-2"], "tcp": ["tcp-1", "tcp-4"]}
+# Every load of the registry (each payload/X/X_load.h), so that a new load is booted by
+# construction, with its sweep key when it declares one.
+_LISTED = [line.split() for line in subprocess.run(
+    [os.environ.get("INITBENCH_LOADBENCH", str(bootlib.SOURCE / "build/payload/initbench-loadbench")), "--list"],
+    check=True, capture_output=True, text=True).stdout.splitlines()]
+LOADS = [row[0] for row in _LISTED]
+SWEEP_KEYS = {row[0]: row[1] for row in _LISTED if len(row) > 1}
+# A swept load has a phase per value of its key: two each, tcp's the widest it is checked at.
+SWEEP_VALUES = {load: (1, 4) if load == "tcp" else (1, 2) for load in SWEEP_KEYS}
+SWEEPS = {load: [f"{load}-{v}" for v in values] for load, values in SWEEP_VALUES.items()}
 
 
 def load_phases(r):
@@ -46,12 +51,12 @@ class BootTest(unittest.TestCase):
 
 
 class LoadPhases(BootTest):
-    """Every load, two rounds, sweeps for pipe and tcp: rates, samples, CPU time, summary."""
+    """Every load, two rounds, a sweep of two values for each swept load: rates, samples, CPU time, summary."""
     PARAMS = ("initbench.phases=none," + ",".join(LOADS), "initbench.duration=1",
               "initbench.rounds=2", "initbench.workers=2", "initbench.thread.threads=8",
-              "initbench.pipe.fds=4", "initbench.pipe.groups=1,2", "initbench.pipe.mode=socket",
-              "initbench.tcp.clients=1,4", "initbench.sleep.tasks=200",
-              "initbench.sleep.interval=0.02")
+              "initbench.pipe.fds=4", "initbench.pipe.mode=socket", "initbench.sleep.tasks=200",
+              "initbench.sleep.interval=0.02") + tuple(
+                  f"initbench.{SWEEP_KEYS[load]}={','.join(map(str, values))}" for load, values in SWEEP_VALUES.items())
     NAMES = ["none"] + [name for load in LOADS for name in SWEEPS.get(load, [load])]
 
     def test_complete_without_errors(self):

@@ -98,14 +98,14 @@ TEST(LoadKeys, RefusedValues) {
 TEST(LoadRegistry, EveryLoadDescribesItself) {
     std::set<std::string_view> names;
     for (const LoadSpec* l : load_registry()) {
-        EXPECT_TRUE(names.insert(l->name).second) << l->name;
-        EXPECT_FALSE(l->help.empty()) << l->name;
-        EXPECT_FALSE(l->op_unit.empty()) << l->name;
-        EXPECT_TRUE(l->default_workers && l->unsupported && l->tasks && l->work) << l->name;
-        if (!l->sweep.empty()) {
-            EXPECT_NE(find_key(l->sweep), nullptr) << l->sweep;
+        EXPECT_TRUE(names.insert(l->name()).second) << l->name();
+        EXPECT_FALSE(l->decl.help.empty()) << l->name();
+        EXPECT_FALSE(l->op_unit().empty()) << l->name();
+        EXPECT_TRUE(l->default_workers && l->unsupported && l->tasks && l->work) << l->name();
+        if (!l->sweep().empty()) {
+            EXPECT_NE(find_key(l->sweep()), nullptr) << l->sweep();
         }
-        EXPECT_EQ(find_load(l->name), l);
+        EXPECT_EQ(find_load(l->name()), l);
     }
     EXPECT_TRUE(names.contains("cpu") && names.contains("sleep")); // the registry's, not empty
     EXPECT_EQ(find_load("bogus"), nullptr);
@@ -129,7 +129,7 @@ TEST(PhaseLoads, RefusalsNameThePart) {
     // An unknown load lists the loads there are, built-in first.
     std::string loads;
     for (const auto* l : load_registry())
-        loads += (loads.empty() ? "; loads: " : ", ") + std::string(l->name);
+        loads += (loads.empty() ? "; loads: " : ", ") + std::string(l->name());
     EXPECT_NE(loads.find("cpu, "), std::string::npos) << loads;
     EXPECT_EQ(refused("bogus"), "unknown load 'bogus'" + loads);
     EXPECT_EQ(refused("sleep+bogus"), "unknown load 'bogus' in 'sleep+bogus'" + loads);
@@ -201,8 +201,8 @@ TEST(LoadParams, ShownAsDeclared) {
                                  "initbench.thread.mode=continuous initbench.sleep.mode=process"}) {
         const Config c = config_of(line);
         for (const LoadSpec* load : load_registry()) {
-            SCOPED_TRACE(std::string(load->name) + " with '" + line + "'");
-            const LoadDecl* decl = find_load_decl(load->name);
+            SCOPED_TRACE(std::string(load->name()) + " with '" + line + "'");
+            const LoadDecl* decl = find_load_decl(load->name());
             ASSERT_TRUE(decl);
             const nlohmann::json shown = params_json(resolve_params(*load, c, 2));
             for (const auto& [name, value] : shown.items()) {
@@ -319,7 +319,7 @@ TEST_P(EveryLoad, CountsAndLeavesNothingBehind) {
 std::vector<std::string> registry_names() {
     std::vector<std::string> names;
     for (const LoadSpec* l : load_registry())
-        names.emplace_back(l->name);
+        names.emplace_back(l->name());
     return names;
 }
 
@@ -574,15 +574,15 @@ TEST(LoadCatalog, GathersEveryLoadsOwnDeclaration) {
     std::vector<std::string_view> names;
     for (size_t i = 0; i < headers.size(); i++) {
         const LoadSpec& load = *load_registry()[i];
-        EXPECT_EQ(std::string(load.name) + "_load.h", headers[i]);
-        names.push_back(load.name);
+        EXPECT_EQ(std::string(load.name()) + "_load.h", headers[i]);
+        names.push_back(load.name());
         // Its keys are its own (NAME.*), and the key table has each.
         for (const KeySpec& key : load_catalog::kDecls[i]->keys) {
-            EXPECT_TRUE(key.name.starts_with(std::string(load.name) + ".")) << key.name;
+            EXPECT_TRUE(key.name.starts_with(std::string(load.name()) + ".")) << key.name;
             EXPECT_NE(find_key(key.name), nullptr) << key.name;
         }
-        if (!load.sweep.empty()) {
-            EXPECT_NE(find_key(load.sweep), nullptr) << load.sweep;
+        if (!load.sweep().empty()) {
+            EXPECT_NE(find_key(load.sweep()), nullptr) << load.sweep();
         }
     }
     EXPECT_EQ(names, builtin_load_names()); // what the host refuses as an external load's name
@@ -595,7 +595,7 @@ TEST(ExternalLoad, PhasesNameItAndItsSweepMakesPhases) {
     define_external_loads(c);
     const LoadSpec* ext = find_load("ext");
     ASSERT_NE(ext, nullptr);
-    EXPECT_EQ(ext->sweep, "load.ext.clients");
+    EXPECT_EQ(ext->sweep(), "load.ext.clients");
     std::string why;
     EXPECT_EQ(phase_loads("ext+fork", why).size(), 0u); // a swept load runs alone
     const unsigned cpus = cpus_online_from_sysfs();
