@@ -63,12 +63,7 @@ std::string parse_seconds(const KeySpec &spec, std::string_view text, ConfigValu
 }
 
 std::string parse_enum(const KeySpec &spec, std::string_view text, ConfigValue &out) {
-    std::vector<std::string_view> choices;
-    for (size_t start = 0; start <= spec.choices.size();) {
-        const size_t bar = std::min(spec.choices.find('|', start), spec.choices.size());
-        choices.push_back(spec.choices.substr(start, bar - start));
-        start = bar + 1;
-    }
+    const std::vector<std::string_view> choices = split_on(spec.choices, '|');
     if (std::find(choices.begin(), choices.end(), text) == choices.end())
         return "must be one of: " + join(choices, ", ");
     out = std::string(text);
@@ -77,16 +72,14 @@ std::string parse_enum(const KeySpec &spec, std::string_view text, ConfigValue &
 
 std::string parse_list(const KeySpec &spec, std::string_view text, ConfigValue &out) {
     std::vector<std::string> items;
-    for (size_t start = 0; !text.empty() && start <= text.size();) {
-        const size_t comma = std::min(text.find(',', start), text.size());
-        const std::string_view item = trim(text.substr(start, comma - start));
+    for (std::string_view piece : text.empty() ? std::vector<std::string_view>{} : split_on(text, ',')) {
+        const std::string_view item = trim(piece);
         if (item.empty())
             return "empty item in list";
         if (spec.check)
             if (std::string why = spec.check(item); !why.empty())
                 return std::string(item) + ": " + why;
         items.emplace_back(item);
-        start = comma + 1;
     }
     out = std::move(items);
     return "";

@@ -1,6 +1,7 @@
 #include "common/perf_events.h"
 
 #include "common/statistics.h"
+#include "common/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -294,9 +295,7 @@ std::optional<std::vector<unsigned>> parse_cpu_list(std::string_view text) {
     };
     if (text.empty())
         return std::nullopt;
-    for (size_t start = 0; start <= text.size();) {
-        const size_t comma = std::min(text.find(',', start), text.size());
-        const std::string_view item = text.substr(start, comma - start);
+    for (std::string_view item : split_on(text, ',')) {
         const size_t dash = item.find('-');
         auto first = number(item.substr(0, dash));
         auto last = dash == std::string_view::npos ? first : number(item.substr(dash + 1));
@@ -305,7 +304,6 @@ std::optional<std::vector<unsigned>> parse_cpu_list(std::string_view text) {
         for (unsigned c = *first; c <= *last; ++c)
             if (std::find(cpus.begin(), cpus.end(), c) == cpus.end())
                 cpus.push_back(c);
-        start = comma + 1;
     }
     std::sort(cpus.begin(), cpus.end());
     return cpus;

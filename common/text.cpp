@@ -22,6 +22,17 @@ std::vector<std::string_view> split_lines(std::string_view text) {
     return out;
 }
 
+std::vector<std::string_view> split_on(std::string_view text, char separator) {
+    std::vector<std::string_view> out;
+    for (size_t start = 0;;) {
+        const size_t end = text.find(separator, start);
+        out.push_back(text.substr(start, end - start));
+        if (end == std::string_view::npos)
+            return out;
+        start = end + 1;
+    }
+}
+
 std::vector<std::string_view> split_words(std::string_view text) {
     std::vector<std::string_view> out;
     size_t i = 0;

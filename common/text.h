@@ -25,6 +25,9 @@ bool valid_utf8(std::string_view s);
 std::string utf8_safe(std::string_view s);
 // Lowercase hex, two digits a byte in order: build ids, hashes.
 std::string to_hex(std::span<const unsigned char> bytes);
+// The pieces between the separators, empty ones kept: "a||b" is a, "", b; "" is one empty
+// piece. Choices ("pipe|socket"), lists ("1,2,4").
+std::vector<std::string_view> split_on(std::string_view text, char separator);
 // Whitespace-separated words.
 std::vector<std::string_view> split_words(std::string_view text);
 std::string_view trim(std::string_view s);

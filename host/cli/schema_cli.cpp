@@ -7,6 +7,7 @@
 #include "common/config.h"
 #include "common/external_load.h"
 #include "common/load_decl.h"
+#include "common/text.h"
 
 #include <algorithm>
 #include <iostream>
@@ -58,12 +59,10 @@ Result<nlohmann::json> load_params_schema() {
             if (p.is_null())
                 p = property(d);
             if (d.type == ShownParam::Type::choice) {
-                for (std::string_view rest = d.choices; !rest.empty();) {
-                    const size_t bar = rest.find('|');
-                    const std::string value(rest.substr(0, bar));
+                for (std::string_view choice : split_on(d.choices, '|')) {
+                    const std::string value(choice);
                     if (std::find(p["enum"].begin(), p["enum"].end(), value) == p["enum"].end())
                         p["enum"].push_back(value);
-                    rest = bar == std::string_view::npos ? std::string_view{} : rest.substr(bar + 1);
                 }
                 notes[name].push_back(std::string(load) + ": " + std::string(d.choices));
             } else if (!d.help.empty()) {

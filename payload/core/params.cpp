@@ -89,13 +89,8 @@ bool declared(const LoadDecl& decl, const std::string& name, const nlohmann::jso
             return true;
         if (!value.is_string())
             return false;
-        for (std::string_view rest = d.choices; !rest.empty();) {
-            const size_t bar = rest.find('|');
-            if (rest.substr(0, bar) == value.get<std::string>())
-                return true;
-            rest = bar == std::string_view::npos ? std::string_view{} : rest.substr(bar + 1);
-        }
-        return false;
+        const std::vector<std::string_view> choices = split_on(d.choices, '|');
+        return std::find(choices.begin(), choices.end(), value.get<std::string>()) != choices.end();
     }
     return false;
 }

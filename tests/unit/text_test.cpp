@@ -35,6 +35,14 @@ TEST(Text, JoinAndFormat) {
     EXPECT_FALSE(is_space('x'));
 }
 
+TEST(Text, SplitKeepsEveryPiece) {
+    using V = std::vector<std::string_view>;
+    EXPECT_EQ(split_on("pipe|socket", '|'), (V{"pipe", "socket"}));
+    EXPECT_EQ(split_on("a||b|", '|'), (V{"a", "", "b", ""}));
+    EXPECT_EQ(split_on("", ','), (V{""}));
+    EXPECT_EQ(split_on("one", ','), (V{"one"}));
+}
+
 TEST(Text, WholeIntegersOnly) {
     EXPECT_EQ(parse_integer<unsigned>("42"), 42u);
     EXPECT_EQ(parse_integer<long>("-20"), -20);
