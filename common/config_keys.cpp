@@ -92,11 +92,6 @@ constexpr KeySpec kGeneralKeys[] = {
              "function probes: fentry/fexit where possible, else kprobes; or force one"),
     plain_key("probe_cost", Kind::flag, "1",
               "count each BPF probe's program runs and time (kernel BPF statistics): its cost"),
-    checked_key(plain_key("perf", Kind::list, "",
-                          "perf counters: default (perf stat's set) and/or event names"),
-                check_perf_item),
-    enum_key("perf.scope", "task", "task|system",
-             "task: the load's or command's tasks; system: every online CPU, per CPU"),
     checked_key(
         plain_key("cmd", Kind::string, "", "command run under the counters (no phases run)"),
         check_command),

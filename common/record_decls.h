@@ -19,17 +19,8 @@ namespace record_decls {
 
 using sv = std::string_view;
 
-// A perf event's count, and the figure perf stat prints beside it (its unit and direction
-// are the event's: "insn per cycle", "% of all branches"). Not running_pct: how long the
-// counter shared the PMU, not what it counted.
-inline constexpr MetricDecl kPerf[] = {
-    {"elapsed_s", "s", "lower"},
-    {"counters.*.value", "", "lower"},
-    {"counters.*.derived.value", "", ""},
-};
-inline constexpr EntryName kCounterEntries[] = {{"counters", "event"}};
-
-// A command's mean over its runs (initbench.repeat).
+// A command's mean over its runs (initbench.repeat), counted by perf's counters
+// (bpf/perf/perf_probe.h).
 inline constexpr MetricDecl kCommand[] = {
     {"elapsed_s.mean", "s", "lower"},
     {"counters.*.mean", "", "lower"},
@@ -41,7 +32,6 @@ inline constexpr MetricDecl kBackground[] = {
     {"ready_s", "s", "lower"},
 };
 
-inline constexpr sv kProbeOnly[] = {"probe"};
 inline constexpr sv kKind[] = {"kind"};
 
 // Phase records carry no dimension: a sweep's value is in the phase's name (tcp-4), and
@@ -49,12 +39,10 @@ inline constexpr sv kKind[] = {"kind"};
 inline constexpr RecordType kGeneralTypes[] = {
     {.type = "phase", .kind = "", .identity = {}, .dimensions = {}, .metrics = {},
      .load_metrics = true},
-    {.type = "probe", .kind = "perf", .identity = kProbeOnly, .dimensions = {}, .metrics = kPerf,
-     .entries = kCounterEntries},
     {.type = "command", .kind = "exec", .identity = kKind, .dimensions = {}, .metrics = kCommand,
-     .entries = kCounterEntries},
+     .entries = kPerfCounterEntries},
     {.type = "command", .kind = "module", .identity = kKind, .dimensions = {}, .metrics = kCommand,
-     .entries = kCounterEntries},
+     .entries = kPerfCounterEntries},
     {.type = "background", .kind = "", .identity = {}, .dimensions = {}, .metrics = kBackground},
     // Each phase's metrics over the rounds, aggregated by their agg.
     {.type = "summary", .kind = "", .identity = {}, .dimensions = {}, .metrics = {},

@@ -4,7 +4,7 @@
 #include "common/perf_events.h"
 #include "common/record_types.h"
 #include "common/text.h"
-#include "init/perf_counters.h"
+#include "bpf/perf/perf_counters.h"
 #include "sys/child.h"
 
 #include <algorithm>

@@ -11,7 +11,7 @@
 #include "payload/core/external.h"
 #include "payload/core/load_group.h"
 #include "sys/procfs.h"
-#include "init/perf_counters.h"
+#include "bpf/perf/perf_counters.h"
 #include "init/phase_plan.h"
 #include "init/phase_record.h"
 #include "payload/core/load.h"
@@ -38,8 +38,6 @@ std::vector<std::unique_ptr<Probe>> make_probes(const Config& config) {
     std::vector<std::unique_ptr<Probe>> probes;
     for (const ProbeSpec* spec : probe_registry())
         spec->make(config, probes);
-    setup_begin("perf");
-    add_perf_counters(config, probes);
     setup_end();
     release_vmlinux_btf(); // the loads can have its memory
     return probes;

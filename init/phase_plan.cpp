@@ -2,7 +2,7 @@
 
 #include "common/perf_events.h"
 #include "init/commands.h"
-#include "init/perf_counters.h"
+#include "bpf/perf/perf_counters.h"
 #include "sys/procfs.h"
 
 #include <algorithm>

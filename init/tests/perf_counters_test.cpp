@@ -2,7 +2,7 @@
 // the record's description.
 #include "common/perf_events.h"
 #include "common/record_types.h"
-#include "init/perf_counters.h"
+#include "bpf/perf/perf_counters.h"
 
 #include <gtest/gtest.h>
 

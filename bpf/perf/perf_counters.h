@@ -3,7 +3,6 @@
 // stat's scaling. An event the kernel refuses is "not supported" with its errno, never a 0.
 #pragma once
 
-#include "bpf/core/probe.h"
 #include "common/config.h"
 #include "common/perf_events.h"
 #include "common/record_types.h"
@@ -73,9 +72,5 @@ std::vector<PerfEventSpec> configured_events(const Config& config);
 // The CPUs counted system-wide: every online one.
 std::vector<unsigned> online_cpu_list();
 std::string errno_text(int err);
-
-// The experiment runner's instrument (bpf/core/probe.h): per phase, the load's tasks (inherited
-// from init, which starts them) or every CPU. Appended when initbench.perf is set.
-void add_perf_counters(const Config& config, std::vector<std::unique_ptr<Probe>>& probes);
 
 } // namespace initbench
