@@ -1,0 +1,123 @@
+// bisect-step's decision: one metric's samples against a baseline's or a threshold.
+#include "host/cli/bisect_decide.h"
+
+#include "common/text.h"
+#include "host/compare/compare.h"
+#include "host/compare/compare_render.h"
+#include "host/compare/stats.h"
+
+#include <cmath>
+
+namespace initbench {
+namespace {
+
+std::string pct_text(double x) { return format_number(x, "%+.2f%%"); }
+
+std::string num_text(double x) { return format_number(x, "%.6g"); }
+
+// Where an interval [lo, hi] lies against a limit, `bad_sign` telling which side is bad.
+StepDecision place(double lo, double hi, double limit, int bad_sign, const std::string& figures,
+                   const std::string& rule) {
+    const bool bad = bad_sign < 0 ? hi <= limit : lo >= limit;
+    const bool good = bad_sign < 0 ? lo > limit : hi < limit;
+    if (bad)
+        return {kBisectBad, figures + "; " + rule + ": bad"};
+    if (good)
+        return {kBisectGood, figures + "; " + rule + ": good"};
+    return {kBisectSkip, figures + "; " + rule +
+                             ": the interval straddles the limit, too noisy "
+                             "to decide (skip; more boots or rounds help)"};
+}
+
+// Two samples or more a side: compare's verdict with --min-effect at the limit. DIFFERENT the
+// bad way is bad; SAME, or DIFFERENT the good way, is good; UNKNOWN is a skip.
+StepDecision decide_by_verdict(std::span<const double> base, std::span<const double> step,
+                               double base_mean, double step_mean, double bad_pct, double confidence) {
+    CompareOptions options;
+    options.confidence = confidence;
+    options.min_effect_pct = std::fabs(bad_pct);
+    const Better better = bad_pct < 0 ? Better::higher : Better::lower;
+    const Change c = judge_change(base, step, base_mean, step_mean, better, options);
+    const double change = (step_mean - base_mean) / std::fabs(base_mean) * 100;
+    std::string figures = "mean " + num_text(step_mean) + " (n=" + std::to_string(step.size()) +
+                          ") vs baseline " + num_text(base_mean) + " (n=" + std::to_string(base.size()) +
+                          "): " + pct_text(change);
+    if (auto w = stats::welch(base, step, confidence))
+        figures += ", interval [" + pct_text(w.value().ci_lo / std::fabs(base_mean) * 100) + ", " +
+                   pct_text(w.value().ci_hi / std::fabs(base_mean) * 100) + "]";
+    const std::string rule = "bad when DIFFERENT by " + std::string(bad_pct < 0 ? "<= " : ">= ") +
+                             pct_text(bad_pct) + " at " + format_number(confidence * 100, "%.4g") + " %";
+    switch (c.verdict) {
+    case Decision::different:
+        if (c.kind == ChangeKind::worse)
+            return {kBisectBad, figures + "; " + rule + ": DIFFERENT, bad"};
+        return {kBisectGood, figures + "; " + rule + ": DIFFERENT the good way, good"};
+    case Decision::same:
+        return {kBisectGood, figures + "; " + rule + ": SAME (within +-" +
+                                 format_number(std::fabs(bad_pct), "%g") + " %), good"};
+    case Decision::unknown:
+        break;
+    }
+    return {kBisectSkip, figures + "; " + rule + ": undecided (skip; more boots decide): " +
+                             compare_render::undecided_text(c, base.size(), step.size())};
+}
+
+} // namespace
+
+StepDecision decide_against_baseline(std::span<const double> base, std::span<const double> step,
+                                     double bad_pct, double confidence, bool deterministic) {
+    auto b = stats::mean_interval(base, confidence);
+    auto s = stats::mean_interval(step, confidence);
+    if (!b || !s)
+        return {kBisectSkip, "no usable samples: " + (!b ? b.error() : s.error()).message()};
+    const double base_mean = b.value().mean;
+    if (base_mean == 0)
+        return {kBisectAbort, "the baseline's mean is 0: a percent change means nothing"};
+    double lo = 0, hi = 0;
+    if (base.size() >= 2 && step.size() >= 2)
+        return decide_by_verdict(base, step, b.value().mean, s.value().mean, bad_pct, confidence);
+    if (base.size() == 1 && step.size() == 1) {
+        return {kBisectSkip, "one sample a side: no spread to judge the change by (skip; "
+                             "initbench.rounds=3 or --boots 2 on each side decide)"};
+    } else if (deterministic) {
+        // One sample against several: judged by the spread of the several (a prediction
+        // interval), never by a zero-width interval. Rounds of one wall-clock boot
+        // understate the spread between boots: there, only two samples a side decide.
+        const bool one_step = step.size() == 1;
+        auto pi = stats::prediction_interval(one_step ? base : step, confidence);
+        if (!pi)
+            return {kBisectSkip, pi.error().message()};
+        const double half = pi.value().hi - pi.value().mean;
+        const double diff = s.value().mean - base_mean;
+        lo = (diff - half) / std::fabs(base_mean) * 100;
+        hi = (diff + half) / std::fabs(base_mean) * 100;
+    } else {
+        return {kBisectSkip, "one sample on a side cannot be judged on the wall clock: use "
+                             "more rounds or boots, or --clock icount"};
+    }
+    const double change = (s.value().mean - base_mean) / std::fabs(base_mean) * 100;
+    std::string figures =
+        "mean " + num_text(s.value().mean) + " (n=" + std::to_string(step.size()) +
+        ") vs baseline " + num_text(base_mean) + " (n=" + std::to_string(base.size()) +
+        "): " + pct_text(change) + ", interval [" + pct_text(lo) + ", " + pct_text(hi) + "]";
+    std::string rule = std::string("bad when ") + (bad_pct < 0 ? "<= " : ">= ") + pct_text(bad_pct);
+    return place(lo, hi, bad_pct, bad_pct < 0 ? -1 : 1, figures, rule);
+}
+
+StepDecision decide_against_threshold(std::span<const double> step, double threshold, int bad_sign,
+                                      double confidence, bool deterministic) {
+    auto s = stats::mean_interval(step, confidence);
+    if (!s)
+        return {kBisectSkip, "no usable samples: " + s.error().message()};
+    if (step.size() < 2 && !deterministic)
+        return {kBisectSkip, "one sample cannot be judged on the wall clock: use more rounds "
+                             "or boots, or --clock icount"};
+    const auto& m = s.value();
+    std::string figures = "mean " + num_text(m.mean) + " (n=" + std::to_string(m.n) +
+                          "), interval [" + num_text(m.lo) + ", " + num_text(m.hi) + "]";
+    std::string rule =
+        std::string("bad when ") + (bad_sign < 0 ? "below " : "above ") + num_text(threshold);
+    return place(m.lo, m.hi, threshold, bad_sign, figures, rule);
+}
+
+} // namespace initbench
