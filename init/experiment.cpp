@@ -9,6 +9,7 @@
 #include "init/background.h"
 #include "init/commands.h"
 #include "payload/core/external.h"
+#include "payload/core/leftover_tasks.h"
 #include "payload/core/load_group.h"
 #include "sys/procfs.h"
 #include "bpf/perf/perf_counters.h"

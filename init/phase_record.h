@@ -10,6 +10,7 @@
 #include "init/phase_plan.h"
 #include "payload/core/external.h"
 #include "payload/core/load.h"
+#include "payload/core/leftover_tasks.h"
 #include "payload/core/load_group.h"
 
 #include <memory>

@@ -6,6 +6,7 @@
 #include "common/external_load.h"
 #include "load_catalog.h"
 #include "payload/core/external.h"
+#include "payload/core/leftover_tasks.h"
 #include "payload/core/load_group.h"
 #include "sys/procfs.h"
 #include "payload/core/load.h"
