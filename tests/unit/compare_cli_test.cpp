@@ -1,0 +1,174 @@
+// `initbench compare` through its command line: exit codes, the gate (--fail-on) on missing
+// metrics and failed runs, warnings on stderr. Synthetic results documents; no QEMU.
+#include "host/cli/compare_cli.h"
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "tests/unit/compare_fixture.h"
+
+#include <gtest/gtest.h>
+
+namespace initbench {
+namespace {
+
+using nlohmann::json;
+using V = std::vector<double>;
+
+// `initbench compare ARGS` through its CLI: exit code, stdout and stderr.
+struct CliRun {
+    int code = 0;
+    std::string out, err;
+};
+
+class CompareCliTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::string tmpl =
+            (std::filesystem::temp_directory_path() / "ib-compare-test-XXXXXX").string();
+        ASSERT_TRUE(::mkdtemp(tmpl.data()));
+        dir_ = tmpl;
+    }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+
+    std::string write(const std::string& name, const Spec& s) { return write_doc(name, make_doc(s)); }
+    std::string write_doc(const std::string& name, const json& doc) {
+        std::string path = dir_ + "/" + name;
+        std::ofstream(path) << doc.dump();
+        return path;
+    }
+
+    static CliRun run(std::vector<std::string> args) {
+        CLI::App app;
+        add_compare_command(app);
+        args.insert(args.begin(), {"initbench", "compare", "--format", "text"});
+        std::vector<const char*> argv;
+        for (const auto& a : args)
+            argv.push_back(a.c_str());
+        CliRun r;
+        ::testing::internal::CaptureStdout();
+        ::testing::internal::CaptureStderr();
+        try {
+            app.parse(int(argv.size()), argv.data());
+        } catch (const CLI::RuntimeError& e) {
+            r.code = e.get_exit_code();
+        }
+        r.out = ::testing::internal::GetCapturedStdout();
+        r.err = ::testing::internal::GetCapturedStderr();
+        return r;
+    }
+
+    std::string dir_;
+};
+
+TEST_F(CompareCliTest, OneWallClockRunASideExitsZeroWithoutMarks) {
+    std::string a = write("head.json", with_rates(scaled(200), "a"));
+    std::string b = write("patch.json", slow_spec("wall"));
+    CliRun r = run({a, b});
+    EXPECT_EQ(r.code, kCompareOk) << r.err;
+    EXPECT_NE(r.out.find("~ -30."), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('*'), std::string::npos) << r.out;
+    CliRun fail = run({a, b, "--fail-on", "ops_per_s:-5%"});
+    EXPECT_EQ(fail.code, kCompareFailed);
+    EXPECT_NE(fail.err.find("FAIL ops_per_s:-5%: fork/ops_per_s -30."), std::string::npos)
+        << fail.err;
+    EXPECT_NE(fail.err.find("the failure is on the effect size alone"), std::string::npos)
+        << fail.err;
+    CliRun round = run({a, b, "--unit", "round"});
+    EXPECT_EQ(round.code, kCompareOk);
+    EXPECT_NE(round.out.find("* -30."), std::string::npos) << round.out;
+}
+
+TEST_F(CompareCliTest, DifferentQemuIsAWarningOnStderrAndInTheHeader) {
+    Spec a = with_rates(scaled(200), "a"), b = with_rates(scaled(200), "b", "bb");
+    a.qemu = "QEMU emulator version 7.2.17";
+    b.qemu = "QEMU emulator version 8.2.2";
+    CliRun r = run({write("a.json", a), write("b.json", b)});
+    EXPECT_EQ(r.code, kCompareOk) << r.err;
+    EXPECT_NE(r.err.find("initbench compare: warning: QEMU differs"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("warning: QEMU differs"), std::string::npos) << r.out;
+    EXPECT_LT(r.out.find("warning: QEMU differs"), r.out.find("fork")) << "in the header, before the table";
+}
+
+TEST_F(CompareCliTest, IcountRoundsAreMarkedAndFailOnIsQualified) {
+    std::string a = write("head.json", with_clock(with_rates(scaled(200), "a"), "icount"));
+    std::string b = write("patch.json", slow_spec("icount"));
+    CliRun r = run({a, b});
+    EXPECT_EQ(r.code, kCompareOk);
+    EXPECT_NE(r.out.find("* -30."), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("no verdict"), std::string::npos);
+    CliRun fail = run({a, b, "--fail-on", "ops_per_s:-5%"});
+    EXPECT_EQ(fail.code, kCompareFailed);
+    EXPECT_EQ(fail.err.find("effect size alone"), std::string::npos) << fail.err;
+}
+
+// ---- the gate: a failed side never passes ---------------------------------------------------
+
+// The user's case: the second run misspelled a key, so its phase has no ops_per_s and an
+// error record names the key. The rule would never fire on a missing metric; the gate fails.
+TEST_F(CompareCliTest, GateFailsOnAMissingMetricAndOnErrorRecords) {
+    std::string a = write("good.json", with_rates(scaled(200), "a"));
+    Spec typo = with_rates(scaled(200), "b", "bb");
+    typo.verdict = "errors";
+    typo.extra_records = json::array({{{"v", 1}, {"type", "error"}, {"what", "config"},
+                                       {"key", "initbench.duraton"}, {"value", "2"},
+                                       {"source", "cmdline"},
+                                       {"reason", "unknown key (did you mean duration?)"}}});
+    json doc = make_doc(typo);
+    for (auto& r : doc["records"])
+        if (r["type"] == "phase")
+            r["metrics"].erase("ops_per_s");
+    std::string b = write_doc("typo.json", doc);
+    CliRun r = run({a, b, "--fail-on", "fork/ops_per_s:-5%"});
+    EXPECT_EQ(r.code, kCompareFailed) << r.err;
+    EXPECT_NE(r.err.find("FAIL typo: " + b + ": error record: config (initbench.duraton=2): unknown key"),
+              std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("FAIL fork/ops_per_s:-5%: fork/ops_per_s is missing on typo"), std::string::npos)
+        << r.err;
+    // The explicit opt-out is the old gate: nothing fired.
+    CliRun allowed = run({a, b, "--fail-on", "fork/ops_per_s:-5%", "--allow-missing"});
+    EXPECT_EQ(allowed.code, kCompareOk) << allowed.err;
+    EXPECT_EQ(allowed.err.find("FAIL"), std::string::npos) << allowed.err;
+    // Error records alone, every metric there, fail the gate too.
+    Spec errors = with_rates(scaled(200), "c", "cc");
+    errors.verdict = "errors";
+    errors.extra_records = json::array({{{"v", 1}, {"type", "error"}, {"what", "phase fork"},
+                                         {"key", "load.x"}, {"reason", "exited with status 2"}}});
+    CliRun e = run({a, write("errors.json", errors), "--fail-on", "fork/ops_per_s:-5%"});
+    EXPECT_EQ(e.code, kCompareFailed) << e.err;
+    EXPECT_NE(e.err.find("error record: phase fork (load.x): exited with status 2"), std::string::npos) << e.err;
+    // Without a rule compare still compares, and warns.
+    EXPECT_EQ(run({a, b}).code, kCompareOk);
+}
+
+TEST_F(CompareCliTest, GateFailsOnARunThatDidNotComplete) {
+    std::string a = write("good.json", with_rates(scaled(200), "a"));
+    Spec cut = with_rates(scaled(200), "b", "bb");
+    cut.status = "incomplete";
+    cut.verdict = "incomplete";
+    std::string b = write("cut.json", cut);
+    CliRun r = run({a, b, "--fail-on", "fork/ops_per_s:-5%"});
+    EXPECT_EQ(r.code, kCompareFailed) << r.err;
+    EXPECT_NE(r.err.find("FAIL cut: " + b + ": the log is incomplete"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("cut has no complete run"), std::string::npos) << r.err;
+    // Without the gate a cut-off log is refused, as before.
+    EXPECT_EQ(run({a, b}).code, kCompareRefused);
+    EXPECT_EQ(run({a, b, "--fail-on", "fork/ops_per_s:-5%", "--allow-missing"}).code, kCompareRefused);
+}
+
+TEST_F(CompareCliTest, SameKernelWarningSaysWhichParametersItCompared) {
+    Spec a = with_rates(scaled(200), "a"), b = with_rates(scaled(200), "b");
+    b.cmdline = a.cmdline + " initbench.duraton=2";
+    CliRun r = run({write("a.json", a), write("b.json", b)});
+    EXPECT_NE(r.out.find("the same kernel parameters besides initbench.*"), std::string::npos) << r.out;
+    b.cmdline = a.cmdline + " nokaslr";
+    r = run({write("a.json", a), write("b.json", b)});
+    EXPECT_EQ(r.out.find("the same kernel parameters"), std::string::npos) << r.out;
+}
+
+// ---- bisect-step's decisions -------------------------------------------------------------
+
+} // namespace
+} // namespace initbench

@@ -1,0 +1,324 @@
+// compare's verdicts (DIFFERENT, SAME, UNKNOWN and why a method declined), the sequential
+// looks of `ab`, --fail-on's rules, the marks on one-run sides, and bisect-step's decisions,
+// on synthetic results documents. No QEMU.
+#include "host/cli/ab.h"
+#include "host/cli/bisect.h"
+#include "host/compare/compare.h"
+#include "host/compare/compare_checks.h"
+#include "host/compare/sequential.h"
+
+#include <regex>
+
+#include "tests/unit/compare_fixture.h"
+
+#include <gtest/gtest.h>
+
+namespace initbench {
+namespace {
+
+using nlohmann::json;
+using V = std::vector<double>;
+
+// ---- three verdicts: DIFFERENT, SAME, UNKNOWN (issue 26) ------------------------------------
+
+TEST(Verdict, QuietSidesOnePercentApartAreSame) {
+    // CoV 0.35 %, 1.5 % apart: significant by Welch, but the equivalence test puts the change
+    // well inside +-5 %. That is SAME, not a finding.
+    Report r = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(197), "b"));
+    const Change& c = row(r, "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(c.verdict, Decision::same);
+    EXPECT_LT(*c.equivalence_p, 0.05);
+    EXPECT_FALSE(c.significant);
+}
+
+TEST(Verdict, ThirtyPercentIsDifferent) {
+    Report r = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(140), "b", "bb"));
+    const Change& c = row(r, "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(c.verdict, Decision::different);
+    EXPECT_GT(*c.equivalence_p, 0.5);
+}
+
+TEST(Verdict, NoisyChangeIsUnknownWithWhatWouldDecideIt) {
+    V noisy_a{100, 160, 90, 150, 100}, noisy_b{80, 150, 70, 140, 90};
+    Report r = compare_rounds(with_rates(noisy_a, "a"), with_rates(noisy_b, "b"));
+    const Change& c = row(r, "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(c.verdict, Decision::unknown);
+    // sd 31.6 and 35.6 over 5 a side, mean 120: far more than 5 % is needed to show.
+    ASSERT_TRUE(c.detectable_pct);
+    EXPECT_GT(*c.detectable_pct, 40);
+    ASSERT_TRUE(c.samples_needed);
+    EXPECT_GT(*c.samples_needed, 50u);
+    EXPECT_NE(c.note.find("not shown to lie within +-5 %"), std::string::npos) << c.note;
+    std::string text = render(r, {Format::text, false});
+    EXPECT_NE(text.find("legend: *x%* DIFFERENT"), std::string::npos) << text;
+    EXPECT_TRUE(std::regex_search(text, std::regex(R"(Hmean +ops_per_s +[\d.]+ +\( +0\.00%\) +[\d.]+ +\? +-\d+\.\d\d%\?)")))
+        << text;
+    EXPECT_TRUE(std::regex_search(
+        text, std::regex(R"(undecided:\n  fork/ops_per_s, new: n = 5 a side detects changes of >= \d+(\.\d+)? % \(80 % power\); about \d+ a side would likely decide)")))
+        << text;
+    std::string md = render(r, {Format::markdown, false});
+    EXPECT_NE(md.find("Undecided:"), std::string::npos) << md;
+    json j = json::parse(render(r, {Format::json, false}));
+    const json& change = j["metrics"][0]["sides"][1]["change"];
+    EXPECT_EQ(change["verdict"], "unknown");
+    EXPECT_GT(change["detectable_pct"].get<double>(), 40);
+    EXPECT_GT(change["samples_needed"].get<int>(), 50);
+}
+
+TEST(Verdict, EachMethodSaysWhyItDeclined) {
+    Report one = compare_rounds(with_rates({200}, "a"), with_rates({150}, "b"));
+    const Change& w = row(one, "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(w.verdict, Decision::unknown) << "never from a zero-width interval";
+    EXPECT_EQ(w.note, "Welch's t-test needs 2 samples a side (has 1 and 1)");
+    CompareOptions lkp;
+    lkp.method = Method::lkp;
+    Report two = compare_rounds(with_rates({100, 101}, "a"), with_rates({50, 51}, "b"), lkp);
+    const Change& l = row(two, "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(l.verdict, Decision::unknown);
+    EXPECT_EQ(l.note, "LKP's rule needs 3 samples a side (has 2 and 2)");
+    EXPECT_NE(render(two, {Format::text, false}).find("LKP's rule needs 3 samples a side"),
+              std::string::npos);
+}
+
+TEST(Verdict, ConstantSidesAreDecidedExactly) {
+    // An instruction-counted clock can repeat to the last digit: no noise to test against.
+    Report same = compare_rounds(with_rates({200, 200, 200}, "a"), with_rates({204, 204, 204}, "b"));
+    EXPECT_EQ(row(same, "fork/ops_per_s")->changes[0].verdict, Decision::same);
+    Report diff = compare_rounds(with_rates({200, 200, 200}, "a"), with_rates({180, 180, 180}, "b"));
+    EXPECT_EQ(row(diff, "fork/ops_per_s")->changes[0].verdict, Decision::different);
+    EXPECT_EQ(*row(diff, "fork/ops_per_s")->changes[0].detectable_pct, 0);
+    // A count that is 0 throughout (funclat's missed events) has no percent change, and is SAME.
+    const V zeros{0, 0, 0};
+    EXPECT_EQ(judge_change(zeros, zeros, 0, 0, Better::lower, {}).verdict, Decision::same);
+    EXPECT_EQ(judge_change(zeros, V{0, 1, 0}, 0, 1.0 / 3, Better::lower, {}).verdict,
+              Decision::unknown);
+}
+
+// ---- ab's sequential design ----------------------------------------------------------------
+
+TEST(Sequential, InterleavedOrderIsMirroredBlocks) {
+    std::string order;
+    for (size_t i = 0; i < 8; i++)
+        order += char('A' + interleaved_side(i, 2));
+    EXPECT_EQ(order, "ABBAABBA");
+    order.clear();
+    for (size_t i = 0; i < 6; i++)
+        order += char('A' + interleaved_side(i, 3));
+    EXPECT_EQ(order, "ABCCBA");
+}
+
+TEST(Sequential, LooksSpendAlphaOnceOverTheBudget) {
+    SequentialPlan plan;
+    plan.min_boots = 2;
+    plan.max_boots = 5;
+    EXPECT_EQ(plan.looks(), 4u);
+    EXPECT_EQ(look_at(plan, 1).number, 0u) << "no look before min_boots";
+    double sum = 0;
+    for (size_t n = 2; n <= 5; n++) {
+        Look l = look_at(plan, n);
+        EXPECT_EQ(l.number, n - 1);
+        EXPECT_NEAR(l.alpha, 0.05 / 4, 1e-15) << "rho 1 spends evenly";
+        sum += l.alpha;
+    }
+    EXPECT_NEAR(sum, 0.05, 1e-15);
+    EXPECT_EQ(look_at(plan, 9).boots, 5u) << "beyond the budget is the last look";
+}
+
+TEST(Sequential, ChosenMetricsAndWhenTheyAreDecided) {
+    Report r = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(140), "b", "bb"));
+    LookVerdicts phase = chosen_verdicts(r, {});
+    ASSERT_EQ(phase.verdicts.size(), 1u) << "default: the phase's metrics only";
+    EXPECT_EQ(phase.verdicts[0].id, "fork/ops_per_s");
+    EXPECT_EQ(phase.verdicts[0].side, "new");
+    EXPECT_TRUE(phase.decided());
+    LookVerdicts typo = chosen_verdicts(r, {"fork/ops_per_sec"});
+    EXPECT_EQ(typo.unmatched, std::vector<std::string>{"fork/ops_per_sec"});
+    EXPECT_FALSE(typo.decided()) << "a glob that matches nothing never decides";
+    V noisy_a{100, 160, 90, 150, 100}, noisy_b{80, 150, 70, 140, 90};
+    Report noisy = compare_rounds(with_rates(noisy_a, "a"), with_rates(noisy_b, "b"));
+    EXPECT_FALSE(chosen_verdicts(noisy, {"ops_per_s"}).decided());
+}
+
+// Sides are named by their files; two files of one name by the shortest distinct end of
+// their paths, not "r1" and "r1#2".
+
+TEST(FailOn, ParsesSignedAndUnsignedRules) {
+    auto up = parse_fail_rule("fork/ops_per_s:+5%");
+    ASSERT_TRUE(up.ok());
+    EXPECT_EQ(up.value().pattern, "fork/ops_per_s");
+    EXPECT_EQ(up.value().sign, 1);
+    EXPECT_EQ(up.value().pct, 5);
+    auto either = parse_fail_rule("*/avg:2.5");
+    ASSERT_TRUE(either.ok());
+    EXPECT_EQ(either.value().sign, 0);
+    EXPECT_EQ(either.value().pct, 2.5);
+    EXPECT_FALSE(parse_fail_rule("ops_per_s").ok());
+    EXPECT_FALSE(parse_fail_rule(":5%").ok());
+    EXPECT_FALSE(parse_fail_rule("x:five%").ok());
+    EXPECT_FALSE(parse_fail_rule("x:5%%").ok());
+    EXPECT_FALSE(parse_fail_rule("x:nan").ok());
+}
+
+TEST(FailOn, FiresOnlyOnASignificantChangeInItsDirection) {
+    Report r = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(140), "b"));
+    auto rule = [](const char* t) { return parse_fail_rule(t).value(); };
+    EXPECT_EQ(apply_fail_rules(r, {rule("ops_per_s:-5%")}).fired.size(), 1u);
+    EXPECT_EQ(apply_fail_rules(r, {rule("fork/*:10%")}).fired.size(), 1u);
+    EXPECT_TRUE(apply_fail_rules(r, {rule("ops_per_s:+5%")}).fired.empty());
+    EXPECT_TRUE(apply_fail_rules(r, {rule("ops_per_s:-40%")}).fired.empty());
+    auto none = apply_fail_rules(r, {rule("tcp/*:5%")});
+    EXPECT_EQ(none.unmatched, (std::vector<std::string>{"tcp/*:5%"}));
+    Report same = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(198), "b"));
+    EXPECT_TRUE(apply_fail_rules(same, {rule("ops_per_s:0.5%")}).fired.empty());
+}
+
+// ---- no verdict on rounds of one wall-clock boot a side (issue 13) -------------------------
+
+TEST(NoVerdict, OneWallClockRunASideMarksNothing) {
+    Report r = compare_two(with_rates(scaled(200), "a"), slow_spec("wall"));
+    ASSERT_FALSE(r.no_verdict.empty());
+    for (const auto& m : r.metrics)
+        for (const auto& c : m.changes) {
+            EXPECT_FALSE(c.significant) << m.id;
+            EXPECT_EQ(c.kind, ChangeKind::unqualified) << m.id;
+        }
+    for (const auto& h : r.histograms)
+        for (const auto& c : h.changes)
+            EXPECT_FALSE(c.significant) << h.id;
+    const Change& c = row(r, "fork/ops_per_s")->changes[0];
+    EXPECT_NEAR(*c.pct, -30, 0.5) << "the change is still shown";
+    EXPECT_FALSE(c.p) << "no p-value that would read as a finding";
+
+    std::string text = render(r, {Format::text, true});
+    EXPECT_TRUE(std::regex_search(text, std::regex(R"(Hmean +ops_per_s +200\.\d\d +\( +0\.00%\) +140\.\d\d +~ +-30\.\d\d%~)")))
+        << text;
+    EXPECT_EQ(text.find('*'), std::string::npos) << text;
+    EXPECT_NE(text.find("no verdict: base and new have one run only on the wall clock"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("no verdict:"), text.rfind("no verdict:")) << "said once";
+    EXPECT_NE(text.find(": no verdict (one run a side)"), std::string::npos) << "histograms too";
+    EXPECT_EQ(render(r, {Format::terminal, false}).find("\033[31m"), std::string::npos);
+
+    json j = json::parse(render(r, {Format::json, false}));
+    EXPECT_EQ(j["verdicts"], false);
+    EXPECT_TRUE(j["no_verdict"].is_string());
+    const json& change = j["metrics"][0]["sides"][1]["change"];
+    EXPECT_TRUE(change["significant"].is_null());
+    EXPECT_EQ(change["verdict"], "unknown");
+    EXPECT_EQ(change["direction"], "unqualified");
+    EXPECT_TRUE(j["histograms"][0]["changes"][0]["significant"].is_null());
+    std::string csv = render(r, {Format::csv, false});
+    EXPECT_TRUE(std::regex_search(csv, std::regex(R"(\nfork/ops_per_s,[^\n]*,-30(\.\d+)?,,,unknown,unqualified,,\n)")))
+        << csv;
+    std::string md = render(r, {Format::markdown, false});
+    EXPECT_NE(md.find("**no verdict**"), std::string::npos);
+    EXPECT_NE(md.find("| \\~-30.00%\\~ |"), std::string::npos) << md;
+    EXPECT_EQ(md.find("**-30.00%**"), std::string::npos);
+}
+
+TEST(NoVerdict, IcountRoundsAndUnitRoundAreJudged) {
+    Report icount = compare_two(with_clock(with_rates(scaled(200), "a"), "icount"),
+                                slow_spec("icount"));
+    EXPECT_TRUE(icount.no_verdict.empty());
+    EXPECT_EQ(row(icount, "fork/ops_per_s")->changes[0].kind, ChangeKind::worse);
+    EXPECT_NE(render(icount, {Format::text, false}).find("* -30."), std::string::npos);
+    Report rounds = compare_rounds(with_rates(scaled(200), "a"), slow_spec("wall"));
+    EXPECT_TRUE(rounds.no_verdict.empty());
+    EXPECT_TRUE(row(rounds, "fork/ops_per_s")->changes[0].significant);
+    EXPECT_NE(render(rounds, {Format::text, false}).find("* -30."), std::string::npos);
+    // --unit run with one run a side: one sample each, untested rather than unqualified.
+    CompareOptions run;
+    run.unit = SampleUnit::run;
+    Report runs = compare_two(with_rates(scaled(200), "a"), slow_spec("wall"), run);
+    EXPECT_TRUE(runs.no_verdict.empty());
+    EXPECT_EQ(row(runs, "fork/ops_per_s")->changes[0].kind, ChangeKind::not_tested);
+}
+
+TEST(NoVerdict, BisectStepStillGetsTheRounds) {
+    // bisect-step takes compare's samples and decides by its own interval rule.
+    Report r = compare_two(with_rates(scaled(200), "a"), slow_spec("wall"));
+    const MetricRow* m = row(r, "fork/ops_per_s");
+    ASSERT_EQ(m->sides[1].samples.size(), 5u);
+    EXPECT_EQ(decide_against_baseline(m->sides[0].samples, m->sides[1].samples, -15, 0.95, false)
+                  .exit_code,
+              kBisectBad);
+}
+
+TEST(NoVerdict, FailOnFiresOnTheEffectSizeAloneAndSaysSo) {
+    Report r = compare_two(with_rates(scaled(200), "a"), slow_spec("wall"));
+    auto out = apply_fail_rules(r, {parse_fail_rule("ops_per_s:-5%").value()});
+    ASSERT_EQ(out.fired.size(), 1u);
+    EXPECT_TRUE(out.unqualified);
+    EXPECT_NE(out.fired[0].find("effect size alone"), std::string::npos) << out.fired[0];
+    EXPECT_TRUE(apply_fail_rules(r, {parse_fail_rule("ops_per_s:-40%").value()}).fired.empty());
+    Report judged = compare_rounds(with_rates(scaled(200), "a"), slow_spec("wall"));
+    auto qualified = apply_fail_rules(judged, {parse_fail_rule("ops_per_s:-5%").value()});
+    ASSERT_EQ(qualified.fired.size(), 1u);
+    EXPECT_FALSE(qualified.unqualified);
+    EXPECT_EQ(qualified.fired[0].find("effect size alone"), std::string::npos);
+}
+
+
+TEST(BisectDecision, OneSampleASideNeverDecides) {
+    for (bool deterministic : {true, false}) {
+        StepDecision d = decide_against_baseline(V{210}, V{150}, -15, 0.95, deterministic);
+        EXPECT_EQ(d.exit_code, kBisectSkip) << d.why;
+        EXPECT_NE(d.why.find("no spread"), std::string::npos) << d.why;
+    }
+}
+
+// The user's case: 3 rounds of baseline, one of the candidate, under icount. The baseline's
+// spread (183.88 then 178.82, 178.84: the first round's effect) makes -3.39 % undecidable
+// against a -2 % limit; far outside it, the single sample still decides.
+TEST(BisectDecision, OneSampleIsJudgedByTheOtherSidesSpread) {
+    V base{183.88, 178.82, 178.84};
+    StepDecision d = decide_against_baseline(base, V{174.37}, -2, 0.95, true);
+    EXPECT_EQ(d.exit_code, kBisectSkip) << d.why;
+    EXPECT_NE(d.why.find("straddles"), std::string::npos) << d.why;
+    EXPECT_EQ(decide_against_baseline(base, V{120}, -15, 0.95, true).exit_code, kBisectBad);
+    EXPECT_EQ(decide_against_baseline(base, V{181}, -15, 0.95, true).exit_code, kBisectGood);
+    // The other way round: one baseline sample, several of the step.
+    EXPECT_EQ(decide_against_baseline(V{180}, base, -15, 0.95, true).exit_code, kBisectGood);
+    // Not on the wall clock: rounds of one boot understate the noise between boots.
+    EXPECT_EQ(decide_against_baseline(base, V{120}, -15, 0.95, false).exit_code, kBisectSkip);
+}
+
+// Two samples or more a side: compare's verdict with the limit as its minimum effect.
+TEST(BisectDecision, DifferentTheBadWayIsBadSameIsGoodUnknownSkips) {
+    V base = scaled(200), bad = scaled(140), good = scaled(199);
+    StepDecision b = decide_against_baseline(base, bad, -15, 0.95, false);
+    EXPECT_EQ(b.exit_code, kBisectBad) << b.why;
+    EXPECT_NE(b.why.find("DIFFERENT, bad"), std::string::npos) << b.why;
+    StepDecision g = decide_against_baseline(base, good, -15, 0.95, false);
+    EXPECT_EQ(g.exit_code, kBisectGood) << g.why;
+    EXPECT_NE(g.why.find("SAME (within +-15 %), good"), std::string::npos) << g.why;
+    // Much faster is a change, the good way: good.
+    StepDecision faster = decide_against_baseline(base, scaled(300), -15, 0.95, false);
+    EXPECT_EQ(faster.exit_code, kBisectGood) << faster.why;
+    EXPECT_NE(faster.why.find("DIFFERENT the good way"), std::string::npos) << faster.why;
+    // Significant but smaller than the limit, and its interval inside it: SAME, good.
+    EXPECT_EQ(decide_against_baseline(base, scaled(190), -15, 0.95, false).exit_code, kBisectGood);
+    V noisy{120, 200, 160, 240, 130};
+    StepDecision d = decide_against_baseline(base, noisy, -15, 0.95, false);
+    EXPECT_EQ(d.exit_code, kBisectSkip) << d.why;
+    EXPECT_NE(d.why.find("undecided (skip; more boots decide): n = 5 a side detects changes of >="),
+              std::string::npos)
+        << d.why;
+    // A rise is bad for a latency: +20 % limit.
+    EXPECT_EQ(decide_against_baseline(scaled(100), scaled(150), 20, 0.95, false).exit_code,
+              kBisectBad);
+    EXPECT_EQ(decide_against_baseline(V{0, 0}, V{1, 1}, -15, 0.95, true).exit_code, kBisectAbort);
+    EXPECT_NE(decide_against_baseline(V{}, V{1, 1}, -15, 0.95, true).exit_code, kBisectBad);
+}
+
+TEST(BisectDecision, Threshold) {
+    EXPECT_EQ(decide_against_threshold(scaled(40), 50, -1, 0.95, false).exit_code, kBisectBad);
+    EXPECT_EQ(decide_against_threshold(scaled(60), 50, -1, 0.95, false).exit_code, kBisectGood);
+    EXPECT_EQ(decide_against_threshold(V{45, 55}, 50, -1, 0.95, false).exit_code, kBisectSkip);
+    EXPECT_EQ(decide_against_threshold(V{60}, 50, +1, 0.95, true).exit_code, kBisectBad);
+    EXPECT_EQ(decide_against_threshold(V{60}, 50, +1, 0.95, false).exit_code, kBisectSkip);
+}
+
+} // namespace
+} // namespace initbench
