@@ -1,5 +1,6 @@
 // Runs a load natively for the loads' unit tests: its parameters from kernel-parameter text,
-// started in its own process group (no cgroup), and a wait for its operations.
+// started in its own process group (no cgroup), and a wait for its operations; what the
+// configuration refuses, and the CPUs online.
 #pragma once
 
 #include "common/config.h"
@@ -8,11 +9,33 @@
 #include "sys/sys.h"
 
 #include <gtest/gtest.h>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 
 namespace initbench::testing_loads {
+
+// The reason the configuration refuses `param` for, or "".
+inline std::string refusal(const std::string& param) {
+    ConfigResult r = parse_config(param, nullptr);
+    return r.errors.empty() ? "" : r.errors[0].reason;
+}
+
+// The CPUs /sys says are online: what a load's default worker count must follow.
+inline unsigned cpus_online_from_sysfs() {
+    std::ifstream in("/sys/devices/system/cpu/online");
+    std::string list;
+    std::getline(in, list);
+    unsigned n = 0;
+    std::stringstream items(list);
+    for (std::string item; std::getline(items, item, ',');) {
+        const auto dash = item.find('-');
+        n += dash == std::string::npos ? 1 : std::stoul(item.substr(dash + 1)) - std::stoul(item) + 1;
+    }
+    return n;
+}
 
 inline Config config_of(const std::string& params) {
     ConfigResult r = parse_config(params, nullptr);
