@@ -6,10 +6,10 @@
 #include "common/text.h"
 #include "bpf/perf/perf_counters.h"
 #include "sys/child.h"
+#include "sys/modules.h"
 
 #include <algorithm>
 #include <csignal>
-#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/prctl.h>
@@ -294,42 +294,6 @@ bool run_command(const Plan& plan, const std::string& text, Console& console) {
     rec["output"] = output_tail();
     console.emit(std::move(rec));
     return true;
-}
-
-std::vector<std::string> loaded_modules() {
-    std::vector<std::string> names;
-    for (auto line : split_lines(read_file("/proc/modules").value_or("")))
-        if (auto words = split_words(line); !words.empty())
-            names.emplace_back(words[0]);
-    return names;
-}
-
-// The name the kernel gave the module just loaded: the one /proc/modules did not list before.
-std::string new_module_name(const std::vector<std::string>& before, const std::string& path) {
-    for (const auto& name : loaded_modules())
-        if (std::find(before.begin(), before.end(), name) == before.end())
-            return name;
-    std::string base = path.substr(path.rfind('/') + 1);
-    base = base.substr(0, base.find('.'));
-    std::replace(base.begin(), base.end(), '-', '_');
-    return base;
-}
-
-// The parameters as the kernel took them (the readable ones under /sys/module/NAME).
-nlohmann::json module_parameters(const std::string& name) {
-    nlohmann::json out = nlohmann::json::object();
-    const std::string dir = "/sys/module/" + name + "/parameters";
-    DIR* d = ::opendir(dir.c_str());
-    if (!d)
-        return out;
-    while (dirent* e = ::readdir(d)) {
-        if (e->d_name[0] == '.' || out.size() >= 32)
-            continue;
-        if (auto v = read_file(dir + "/" + e->d_name, 256))
-            out[e->d_name] = std::string(trim(v.value()));
-    }
-    ::closedir(d);
-    return out;
 }
 
 bool run_module(const Plan& plan, const std::string& path, const std::string& params,
