@@ -82,6 +82,12 @@ BREAKS = [
     Break("ticks-per-span-off-by-one", "kthread's combine divides by one span more",
           "bpf/kthread/kthread.cpp", 'r.value("ticks", 0.0) / (*span)["count"].get<double>()',
           'r.value("ticks", 0.0) / ((*span)["count"].get<double>() + 1)', r"^Kthread\."),
+    Break("tcp-declares-no-sweep", "tcp's declaration loses its sweep key",
+          "payload/tcp/tcp_load.h", ', .sweep = "tcp.clients"', "",
+          r"^(PhaseLoads\.|LoadParams\.SweepMakesOnePhasePerValue|Profiles\.SisTbench|boot\.LoadPhases)$"),
+    Break("perf-probe-never-made", "the registry's perf maker makes no probe",
+          "bpf/perf/perf.cpp", 'if (!config.list("perf").empty()) {', 'if (false && !config.list("perf").empty()) {',
+          r"^boot\.LoadCounters$"),
 ]
 
 
