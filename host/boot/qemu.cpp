@@ -39,14 +39,17 @@ unsigned max_cpus(const std::string& arch) {
 }
 
 static bool tcg_single_thread(const BootSpec& spec) {
-    // More vCPU threads than host CPUs, QEMU 7.2's multi-threaded TCG lost the wake-up of a
-    // halted vCPU: with 18 vCPUs on 2 cores, one in six boots froze (a CPU idle since 12 s with
-    // the RCU kthread runnable on it, QEMU's main thread at 100 %; boot.PageFragProfile's CI
-    // timeout). One thread taking the vCPUs in turn never did. But there each vCPU waiting for
-    // another spins through its whole time slice: 128 vCPUs ran phases=none in 198 s on one
-    // thread, 84 s on a thread each (scripts/bench-many-cpus.sh): many vCPUs get a thread each.
+    // As many vCPU threads as host CPUs or more, QEMU 7.2's multi-threaded TCG lost the wake-up
+    // of a halted vCPU: with 18 vCPUs on 2 cores, one in six boots froze (a CPU idle since 12 s
+    // with the RCU kthread runnable on it, QEMU's main thread at 100 %; boot.PageFragProfile's
+    // CI timeout); with 2 on 2 cores (QEMU's own threads beside them), about one boot in 50
+    // (PID 1 in a soft lockup on CPU 1, or its console stopping mid-record). One thread taking
+    // the vCPUs in turn never did; it costs 2 vCPUs about 1.3 s of a 6 s run. But there each
+    // vCPU waiting for another spins through its whole time slice: 128 vCPUs ran phases=none in
+    // 198 s on one thread, 84 s on a thread each (scripts/bench-many-cpus.sh): many vCPUs get
+    // a thread each.
     constexpr unsigned kOneThreadUpTo = 32;
-    return spec.host_cpus > 0 && spec.cpus > spec.host_cpus && spec.cpus <= kOneThreadUpTo;
+    return spec.host_cpus > 0 && spec.cpus > 1 && spec.cpus >= spec.host_cpus && spec.cpus <= kOneThreadUpTo;
 }
 
 std::vector<std::string> qemu_argv(const BootSpec& spec) {

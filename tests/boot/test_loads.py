@@ -220,6 +220,9 @@ class MmCidProfile(BootTest):
         machine = self.r.doc["host"]["machine"]
         self.assertEqual((machine["cpus"], machine["cpus_source"]), (2, "--cpus"))
         self.assertEqual(self.r.one("header")["kernel"]["cpus_online"], 2)
+        # Two vCPUs on no more than two host CPUs: one TCG thread in turn (a thread each froze).
+        argv = self.r.doc["host"]["qemu_argv"]
+        self.assertEqual(argv[argv.index("-accel") + 1], "tcg,thread=single" if os.cpu_count() <= 2 else "tcg")
         warnings = [w for w in self.r.records("warning") if w.get("what") == "machine"]
         self.assertEqual(len(warnings), 1, "the guest says it is not the profile's 128-CPU machine")
         self.assertIn("128 CPUs (profile:mm_cid); this one has 2", warnings[0]["reason"])

@@ -98,13 +98,18 @@ TEST(QemuArgv, MachineTopologyAndManyCpus) {
     s.cpus = 16;
     s.topology = Topology{2, 4, 2};
     EXPECT_EQ(arg_after(qemu_argv(s), "-smp"), "16,sockets=2,cores=4,threads=2");
-    // One host thread for a few more vCPUs than host CPUs, a thread each for many, or for
-    // no more than the host has.
+    // One host thread for as many vCPUs as host CPUs or a few more, a thread each for many,
+    // or for fewer than the host has.
     s.host_cpus = 2;
     EXPECT_TRUE(has_pair(qemu_argv(s), "-accel", "tcg,thread=single"));
     s.cpus = 128;
     EXPECT_TRUE(has_pair(qemu_argv(s), "-accel", "tcg"));
     s.cpus = 2;
+    EXPECT_TRUE(has_pair(qemu_argv(s), "-accel", "tcg,thread=single"));
+    s.host_cpus = 4;
+    EXPECT_TRUE(has_pair(qemu_argv(s), "-accel", "tcg"));
+    s.cpus = 1;
+    s.host_cpus = 1;
     EXPECT_TRUE(has_pair(qemu_argv(s), "-accel", "tcg"));
     s.cpus = 18;
     s.host_cpus = 0; // unknown
