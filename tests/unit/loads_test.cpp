@@ -407,6 +407,23 @@ TEST(SleepLoad, RandomWholeSecondsAsTheRcuSeed) {
     EXPECT_EQ(group->stop().left, 0u);
 }
 
+// fork.spin_us adds its time to every operation: ten operations take at least nine spins
+// (the first counted may have been most of the way through its own), however fast forks are.
+TEST(ForkLoad, SpinAddsItsTimeToEachOperation) {
+    auto group = start_load("fork", "initbench.workers=1 initbench.fork.spin_us=20000");
+    ASSERT_TRUE(group);
+    EXPECT_EQ(params_json(group->params()), (nlohmann::json{{"workers", 1}, {"fork_spin_us", 20000}}));
+    ASSERT_TRUE(wait_for_ops(*group, 1));
+    const uint64_t first = group->total_ops();
+    const double t0 = monotonic_seconds();
+    ASSERT_TRUE(wait_for_ops(*group, first + 10));
+    EXPECT_GE(monotonic_seconds() - t0, 9 * 0.020);
+    EXPECT_EQ(group->stop().left, 0u);
+    // Without the key, the record shows no spin.
+    EXPECT_EQ(params_json(resolve_params(*find_load("fork"), config_of("initbench.workers=1"), 0)),
+              (nlohmann::json{{"workers", 1}}));
+}
+
 TEST(LoadGroup, ChurnRespawnsAndCountingGoesOn) {
     auto group = start_load("fork", "initbench.workers=2");
     ASSERT_TRUE(group);
