@@ -1,0 +1,135 @@
+#include "host/cli/run_cli.h"
+
+#include "common/summary.h"
+#include "host/boot/boot.h"
+#include "host/boot/boot_files.h"
+#include "host/boot/environment.h"
+#include "host/cli/boot_cli.h"
+#include "host/cli/subcommand.h"
+#include "host/image/settings_check.h"
+#include "host/results/results.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <unistd.h>
+
+namespace initbench {
+namespace {
+
+// What run and parse both do with a checked log: the document, the summary, the exit code.
+struct OutputOptions {
+    std::string out_path;
+    bool quiet = false;
+    std::string format = "text";
+};
+
+void add_output_options(CLI::App& cmd, OutputOptions& o) {
+    cmd.add_option("--out", o.out_path, "Write the results JSON document here");
+    cmd.add_flag("--quiet", o.quiet, "Print no summary");
+    cmd.add_option("--format", o.format, "Summary printed: text, ktap or lava (test cases from the records)")
+        ->check(CLI::IsMember({"text", "ktap", "lava"}))
+        ->capture_default_str();
+}
+
+int write_outputs(const ParsedLog& log, const Verdict& verdict, nlohmann::json host, nlohmann::json environment,
+                  const OutputOptions& o) {
+    auto doc = results_document(log, verdict, std::move(host), std::move(environment));
+    if (!o.out_path.empty()) {
+        std::ofstream out(o.out_path, std::ios::trunc);
+        out << doc.dump(1) << "\n";
+        if (!out) {
+            std::fprintf(stderr, "initbench: cannot write %s\n", o.out_path.c_str());
+            return kExitUsage;
+        }
+    }
+    if (!o.quiet) {
+        std::cout << printed_summary(log, verdict, o.format) << std::flush;
+    } else if (verdict.exit_code != kExitOk) {
+        // Quiet hides the summary, never a failure: its reason and its error records.
+        std::fprintf(stderr, "initbench: %s: %s\n", verdict.name.c_str(), verdict.reason.c_str());
+        for (const auto& r : log.records)
+            if (r.json.is_object() && r.json.value("type", "") == "error")
+                std::fprintf(stderr, "initbench: error: %s\n", error_text(r.json).c_str());
+    }
+    return verdict.exit_code;
+}
+
+struct RunCommand {
+    BootOptions boot;
+    std::string kernel, log_path;
+    bool progress = false, no_host_check = false;
+    std::vector<std::string> params;
+    OutputOptions output;
+};
+
+int run(const RunCommand& c, const std::string& argv0) {
+    // A file that is not a kernel, or not an initramfs, is refused here, before QEMU.
+    if (auto s = check_kernel_file(c.kernel, c.boot.arch); !s) {
+        std::fprintf(stderr, "initbench: --kernel %s\n", s.error().message().c_str());
+        return kExitUsage;
+    }
+    auto planned = plan_boot(c.boot, c.params, argv0.c_str());
+    if (!planned) {
+        std::fprintf(stderr, "initbench: %s\n", planned.error().message().c_str());
+        return kExitUsage;
+    }
+    RunOptions& run = planned.value();
+    if (!c.no_host_check && !settings_accepted("run", run.boot.image, c.params, "--no-host-check boots anyway"))
+        return kExitUsage;
+    run.boot.kernel = c.kernel;
+    run.log_path = c.log_path;
+    run.echo = c.progress || ::isatty(2);
+    auto kernel_boot = choose_kernel_boot(c.kernel, c.boot.arch, boot_mode(c.boot.boot), run.cache_dir);
+    if (!kernel_boot) {
+        // A kernel that cannot boot as asked (damaged bzImage, no PVH note) fails before QEMU starts.
+        std::fprintf(stderr, "initbench: %s\n", kernel_boot.error().message().c_str());
+        return kExitBootFailure;
+    }
+    run.kernel_boot = std::move(kernel_boot.value());
+    RunResult r = boot_and_collect(run);
+    Verdict verdict = judge(r.log, r.child);
+    return write_outputs(r.log, verdict, std::move(r.host), std::move(r.environment), c.output);
+}
+
+} // namespace
+
+void add_run_command(CLI::App& app, const std::string& argv0) {
+    auto c = std::make_shared<RunCommand>();
+    auto* cmd = app.add_subcommand("run", "Boot a kernel in QEMU with the initbench image");
+    cmd->add_option("--kernel", c->kernel, "Kernel image (bzImage, vmlinuz, Image)")
+        ->required()->check(CLI::ExistingFile);
+    add_boot_options(*cmd, c->boot);
+    add_output_options(*cmd, c->output);
+    cmd->add_option("--log", c->log_path, "Write the raw console log here");
+    cmd->add_flag("--progress", c->progress, "Echo the console while it runs (default on a terminal)");
+    cmd->add_flag("--no-host-check", c->no_host_check,
+                  "Boot even with initbench.* parameters the host finds bad (the init reports them as error "
+                  "records)");
+    cmd->add_option("params", c->params, "Kernel parameters after --, e.g. initbench.profile=NAME");
+    cmd->callback([c, argv0] { run_subcommand("run", kExitUsage, [&] { return run(*c, argv0); }); });
+}
+
+void add_parse_command(CLI::App& app) {
+    auto log_path = std::make_shared<std::string>();
+    auto output = std::make_shared<OutputOptions>();
+    auto* cmd = app.add_subcommand("parse", "Check a console log captured elsewhere (serial, LAVA)");
+    cmd->add_option("log", *log_path, "Console log")->required()->check(CLI::ExistingFile);
+    add_output_options(*cmd, *output);
+    cmd->callback([log_path, output] {
+        run_subcommand("parse", kExitUsage, [&] {
+            auto parsed = parse_log_file(*log_path);
+            if (!parsed) {
+                std::fprintf(stderr, "initbench parse: %s\n", parsed.error().message().c_str());
+                return int(kExitUsage);
+            }
+            ParsedLog& log = parsed.value();
+            return write_outputs(log, judge(log, std::nullopt), {{"source", *log_path}}, parse_environment(),
+                                 *output);
+        });
+    });
+}
+
+} // namespace initbench
