@@ -179,6 +179,15 @@ std::vector<CmdlineParam> split_cmdline(std::string_view s) {
     }
 }
 
+std::string cmdline_word(const std::string &param) {
+    if (param.find_first_of(" \t\n") == std::string::npos || param.find('"') != std::string::npos)
+        return param; // one word already, or quoted by its writer
+    const auto eq = param.find('=');
+    if (eq == std::string::npos)
+        return '"' + param + '"';
+    return param.substr(0, eq + 1) + '"' + param.substr(eq + 1) + '"';
+}
+
 // ---- building a configuration -----------------------------------------------------
 
 namespace {

@@ -127,6 +127,10 @@ struct CmdlineParam {
     std::optional<std::string> value; // none for a bare "key"
 };
 std::vector<CmdlineParam> split_cmdline(std::string_view cmdline);
+// The inverse for one parameter: as one word of the kernel command line. A value with spaces,
+// as a shell passes initbench.module.params="a=1 b=2", is quoted (key="a=1 b=2"), which the
+// kernel's parser and split_cmdline read as one parameter. One with a quote is left as it is.
+std::string cmdline_word(const std::string &param);
 
 // Parses `text` as a value of `spec`: why it is refused, or empty and `out` set.
 std::string parse_value(const KeySpec &spec, std::string_view text, ConfigValue &out);

@@ -1,7 +1,7 @@
 #include "host/boot/boot.h"
 
 #include "host/boot/delay_loop.h"
-#include "host/boot/environment.h"
+#include "host/results/environment.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -4,7 +4,7 @@
 
 #include "host/results/logparse.h"
 #include "host/boot/kernel_image.h"
-#include "host/boot/process.h"
+#include "host/base/process.h"
 #include "host/boot/qemu.h"
 
 #include <nlohmann/json.hpp>
@@ -36,7 +36,7 @@ struct RunResult {
     ParsedLog log;
     ChildOutcome child;
     nlohmann::json host;        // facts for the results document
-    nlohmann::json environment; // its fingerprint (host/boot/environment.h)
+    nlohmann::json environment; // its fingerprint (host/results/environment.h)
 };
 
 RunResult boot_and_collect(const RunOptions& options);

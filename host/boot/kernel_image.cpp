@@ -1,6 +1,6 @@
 #include "host/boot/kernel_image.h"
 
-#include "host/boot/hash.h"
+#include "host/base/hash.h"
 #include "common/text.h"
 
 #include <algorithm>

@@ -1,5 +1,7 @@
 #include "host/boot/qemu.h"
 
+#include "common/config.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 #include <cerrno>
@@ -13,15 +15,6 @@ std::string qemu_binary(const std::string& arch) {
 
 std::string serial_console(const std::string& arch) {
     return arch == "aarch64" ? "ttyAMA0" : "ttyS0";
-}
-
-std::string cmdline_word(const std::string& param) {
-    if (param.find_first_of(" \t\n") == std::string::npos || param.find('"') != std::string::npos)
-        return param; // one word already, or quoted by its writer
-    const auto eq = param.find('=');
-    if (eq == std::string::npos)
-        return '"' + param + '"';
-    return param.substr(0, eq + 1) + '"' + param.substr(eq + 1) + '"';
 }
 
 std::string kernel_cmdline(const BootSpec& spec) {

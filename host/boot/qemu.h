@@ -32,10 +32,6 @@ unsigned max_cpus(const std::string& arch);
 
 std::string qemu_binary(const std::string& arch);
 std::string serial_console(const std::string& arch); // ttyS0 | ttyAMA0
-// One parameter as one word of the kernel command line: a value with spaces, as a shell
-// passes initbench.module.params="a=1 b=2", is quoted (key="a=1 b=2"), which the kernel's
-// parser and the init's read as one parameter. A parameter with a quote is left as it is.
-std::string cmdline_word(const std::string& param);
 std::string kernel_cmdline(const BootSpec& spec);
 std::vector<std::string> qemu_argv(const BootSpec& spec);
 

@@ -1,7 +1,7 @@
 #include "host/cli/ab_plan.h"
 
 #include "host/boot/boot_files.h"
-#include "host/boot/hash.h"
+#include "host/base/hash.h"
 
 #include <algorithm>
 #include <fstream>

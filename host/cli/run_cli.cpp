@@ -3,7 +3,7 @@
 #include "common/summary.h"
 #include "host/boot/boot.h"
 #include "host/boot/boot_files.h"
-#include "host/boot/environment.h"
+#include "host/results/environment.h"
 #include "host/cli/boot_cli.h"
 #include "host/cli/subcommand.h"
 #include "host/image/settings_check.h"

@@ -1,6 +1,6 @@
 #include "host/image/image_settings.h"
 
-#include "host/boot/qemu.h"
+#include "common/config.h"
 
 #include "common/settings_layers.h"
 #include "host/image/cpio_archive.h"

@@ -3,7 +3,7 @@
 #include "host/report/report_plots.h"
 
 #include "common/text.h"
-#include "host/boot/process.h"
+#include "host/base/process.h"
 #include "sys/sys.h"
 
 #include <cmath>

@@ -2,7 +2,7 @@
 
 #include "common/record_types.h"
 #include "common/summary.h"
-#include "host/boot/environment.h"
+#include "host/results/environment.h"
 
 #include <csignal>
 #include <cstring>

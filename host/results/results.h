@@ -2,7 +2,7 @@
 #pragma once
 
 #include "host/results/logparse.h"
-#include "host/boot/process.h"
+#include "host/base/process.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -30,7 +30,7 @@ struct Verdict {
 // What the log says, and what happened to QEMU if we ran it.
 Verdict judge(const ParsedLog& log, const std::optional<ChildOutcome>& child);
 
-// environment: the fingerprint (host/boot/environment.h) without the image's build, which is
+// environment: the fingerprint (host/results/environment.h) without the image's build, which is
 // taken here from the log's header; null leaves the document without one.
 nlohmann::json results_document(const ParsedLog& log, const Verdict& verdict, nlohmann::json host,
                                 nlohmann::json environment = nullptr);

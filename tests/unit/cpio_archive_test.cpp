@@ -1,6 +1,6 @@
 // Unit tests of the initramfs writer: the manifest's lines, reproducible newc archives at
 // every gzip effort, and reading an image's archives back.
-#include "host/boot/process.h"
+#include "host/base/process.h"
 #include "host/image/cpio_archive.h"
 
 #include <nlohmann/json.hpp>

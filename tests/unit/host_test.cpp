@@ -2,9 +2,9 @@
 // summary and the environment fingerprint. No QEMU and no kernel needed.
 #include "common/crc32.h"
 #include "common/record.h"
-#include "host/boot/environment.h"
-#include "host/boot/hash.h"
-#include "host/boot/process.h"
+#include "host/results/environment.h"
+#include "host/base/hash.h"
+#include "host/base/process.h"
 #include "host/results/logparse.h"
 #include "host/results/results.h"
 

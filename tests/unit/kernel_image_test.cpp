@@ -3,7 +3,7 @@
 // bzImage; damaged images; the vmlinux cache, also under concurrent extraction.
 #include "host/boot/kernel_image.h"
 
-#include "host/boot/hash.h"
+#include "host/base/hash.h"
 
 #include <cstring>
 #include <elf.h>

@@ -1,6 +1,6 @@
 // Unit tests of the QEMU command line the host builds (the machine, the accelerator, the
 // clock, the kernel parameters) and of the boot options every booting subcommand shares.
-#include "host/boot/process.h"
+#include "host/base/process.h"
 #include "host/boot/qemu.h"
 #include "host/cli/boot_cli.h"
 #include "host/image/image_settings.h"

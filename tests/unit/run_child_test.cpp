@@ -1,7 +1,7 @@
 // Unit tests of the host's child runner (run_child: output, exit codes, timeouts that kill
 // the whole group, signals) and of file hashing.
-#include "host/boot/hash.h"
-#include "host/boot/process.h"
+#include "host/base/hash.h"
+#include "host/base/process.h"
 
 #include <chrono>
 #include <csignal>
@@ -104,7 +104,7 @@ TEST(RunChild, TimeoutKillsTheWholeGroup) {
 }
 
 TEST(RunChild, TimeoutHoldsWhenTheChildClosesItsOutput) {
-    // Regression (was a bug): host/boot/process.cpp run_child(): the poll loop runs only `while (out_open ||
+    // Regression (was a bug): host/base/process.cpp run_child(): the poll loop runs only `while (out_open ||
     // err_open)`; a child that closes (or redirects) stdout and stderr but keeps running is
     // then waited for with a blocking waitpid(pid, &status, 0), so timeout_s is not enforced.
     const ChildOutcome o = run_child(sh("exec >/dev/null 2>&1; sleep 4", 1));

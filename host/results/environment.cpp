@@ -1,7 +1,7 @@
-#include "host/boot/environment.h"
+#include "host/results/environment.h"
 
-#include "host/boot/hash.h"
-#include "host/boot/process.h"
+#include "host/base/hash.h"
+#include "host/base/process.h"
 #include "initbench_build.h"
 
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "host/boot/hash.h"
+#include "host/base/hash.h"
 
 #include "common/text.h"
 

@@ -1,4 +1,4 @@
-#include "host/boot/process.h"
+#include "host/base/process.h"
 
 #include <cerrno>
 #include <chrono>
