@@ -2,21 +2,24 @@
 # How often initbench's verdicts are wrong, measured: `initbench ab` run TRIALS times on
 #   - A/A: one kernel against itself (the same parameters on both sides): every DIFFERENT is
 #     a false alarm. Goal <= 5 % (aim <= 2 %);
-#   - power: the same kernel without and with EFFECT (kernel parameters that slow the fork
-#     load, default slub_debug=FZPU): every DIFFERENT in the worse direction is a detection,
-#     with the boots a side it took;
-# on the instruction-counting clock and on the wall clock, at ab's defaults (Welch, 95 %,
-# --min-effect 5 %). It prints one table; paste it into docs/compare.md with the machine and
-# the date. A benchmark, not a test: hundreds of boots (an icount A/A trial is 4 boots).
+#   - power: the same kernel with the fork load slowed by a known share, EFFECTS percent
+#     (fork.spin_us, each operation's spin worked out from one calibration boot of the
+#     clock): every DIFFERENT in the worse direction is a detection, with the boots a side it
+#     took. The row also shows the median change ab measured, the effect's true size;
+# on the instruction-counting clock and on the wall clock, at ab's defaults (Welch, 95 %) but
+# --min-effect 1 % unless MIN_EFFECT says: at ab's 5 % a 2 % change is never DIFFERENT. It
+# prints one table; paste it into docs/compare.md with the machine and the date. A benchmark,
+# not a test: hundreds of boots (an icount trial is 4 boots).
 #
-#   scripts/bench-verdicts.sh [TRIALS] [MAX_BOOTS] [EFFECT]   default: 100, 6, slub_debug=FZPU
-#   KERNEL=... CLOCKS="icount wall" JOBS=2 INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-verdicts.sh
+#   scripts/bench-verdicts.sh [TRIALS] [MAX_BOOTS] [EFFECTS]   default: 100, 6, "2 5 10"
+#   KERNEL=... CLOCKS="icount wall" JOBS=2 MIN_EFFECT=1 INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-verdicts.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 trials=${1:-100}
 max_boots=${2:-6}
-effect=${3:-slub_debug=FZPU}
+effects=${3:-2 5 10}
+min_effect=${MIN_EFFECT:-1}
 kernel=${KERNEL:-$("$here/scripts/fetch-debs.sh" kernel amd64)}
 clocks=${CLOCKS:-icount wall}
 jobs=${JOBS:-2}
@@ -33,7 +36,7 @@ trial() { # CLOCK SECOND_SIDE_PARAMS
   local out=$tmp/t code=0
   rm -rf "$out"
   "$cli" ab -o "$out" --kernel "$kernel" --image "$image" --clock "$1" -j "$jobs" \
-    --max-boots "$max_boots" --metric fork/ops_per_s --params '' --params "$2" \
+    --max-boots "$max_boots" --min-effect "$min_effect" --force --metric fork/ops_per_s --params '' --params "$2" \
     -- "${experiment[@]}" > "$tmp/ab.out" 2>&1 || code=$?
   if [[ $code != 0 && $code != 4 ]]; then
     echo "bench-verdicts: ab exited $code:" >&2
@@ -65,19 +68,38 @@ n = len(rows)
 count = lambda v: sum(r[0] == v for r in rows)
 boots = [int(r[2]) for r in rows if r[2] != "-"]
 mean = sum(boots) / len(boots) if boots else float("nan")
+pcts = sorted(float(r[1]) for r in rows if r[1] != "-")
+median = f"{pcts[len(pcts) // 2]:+.2f} %" if pcts else "-"
 print(f"| {sys.argv[2]} | {sys.argv[3]} | {n} | {count('different')} ({100*count('different')/n:.1f} %) | "
-      f"{count('same')} | {count('unknown')} | {count('failed')} | {mean:.2f} |")
+      f"{count('same')} | {count('unknown')} | {count('failed')} | {mean:.2f} | {median} |")
+PY
+}
+
+# The spin in us that slows one fork operation by PCT percent on CLOCK: from one boot's rate.
+spin_for() { # CLOCK PCT
+  "$cli" run --kernel "$kernel" --image "$image" --clock "$1" --quiet --out "$tmp/calibrate.json" \
+    -- "${experiment[@]}"
+  python3 - "$tmp/calibrate.json" "$2" <<'PY'
+import json, statistics, sys
+doc = json.load(open(sys.argv[1]))
+rates = [r["metrics"]["ops_per_s"]["value"] for r in doc["records"] if r.get("type") == "phase" and r.get("phase") == "fork"]
+period_us = 1e6 / statistics.mean(rates)
+pct = float(sys.argv[2])
+print(max(1, round(period_us * pct / (100 - pct))))
 PY
 }
 
 {
   echo "bench-verdicts: $(date -u +%F), $(nproc) CPUs, $(uname -r) host, kernel $(basename "$kernel"),"
-  echo "ab --max-boots $max_boots -j $jobs, fork/ops_per_s, ${experiment[*]}"
+  echo "ab --max-boots $max_boots -j $jobs --min-effect $min_effect, fork/ops_per_s, ${experiment[*]}"
   echo
-  echo "| trial | clock | trials | DIFFERENT | SAME | UNKNOWN | failed | mean boots a side |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|"
+  echo "| trial | clock | trials | DIFFERENT | SAME | UNKNOWN | failed | mean boots a side | median change |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
   for clock in $clocks; do
     row "A/A" "$clock" ""
-    row "power: $effect" "$clock" "$effect"
+    for pct in $effects; do
+      spin=$(spin_for "$clock" "$pct")
+      row "power: -$pct % (fork.spin_us=$spin)" "$clock" "initbench.fork.spin_us=$spin"
+    done
   done
 }

@@ -88,6 +88,16 @@ BREAKS = [
     Break("perf-probe-never-made", "the registry's perf maker makes no probe",
           "bpf/perf/perf.cpp", 'if (!config.list("perf").empty()) {', 'if (false && !config.list("perf").empty()) {',
           r"^boot\.LoadCounters$"),
+    Break("fork-spin-ignored", "fork.spin_us read but never spun",
+          "payload/fork/fork.cpp", "            spin_for(spin_ns);", "            (void)spin_ns;",
+          r"^ForkLoad\.SpinAddsItsTimeToEachOperation$"),
+    Break("ab-sides-never-differ", "ab sees no initbench.* difference between sides",
+          "host/cli/ab_plan.cpp", "    const auto first = settings(sides[0]);",
+          '    return "";\n    const auto first = settings(sides[0]);',
+          r"^boot\.AbCommandLine$"),
+    Break("tcg-thread-each-at-host-cpus", "a TCG thread per vCPU when vCPUs == host CPUs",
+          "host/boot/qemu.cpp", "spec.cpus >= spec.host_cpus", "spec.cpus > spec.host_cpus",
+          r"^(QemuArgv\.MachineTopologyAndManyCpus|boot\.MmCidProfile)$"),
 ]
 
 

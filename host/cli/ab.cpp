@@ -53,7 +53,7 @@ Exit codes:
   0    every chosen metric is SAME or DIFFERENT
   1    a boot failed (error records, timeout, boot failure): its file is named
   2    bad command line, or OUT holds another experiment
-  3    compare refused the sides (different clocks or experiments)
+  3    compare refused the sides (different clocks, or experiments without --force)
   4    --max-boots reached with a metric still UNKNOWN
   130  interrupted)";
 
@@ -227,6 +227,7 @@ private:
         o.method = cli_.method == "lkp" ? Method::lkp : Method::welch;
         o.confidence = 1 - look.alpha;
         o.min_effect_pct = cli_.min_effect_pct;
+        o.force = cli_.force;
         o.unit = SampleUnit::run; // boots are the samples: rounds of one boot are not independent
         return o;
     }
@@ -363,6 +364,11 @@ int run_ab(AbCli cli) {
         cli.boot.image = run.value().boot.image;
         cpus = std::max(cpus, run.value().boot.cpus);
     }
+    if (auto diff = experiment_difference(sides.value()); !diff.empty() && !cli.force) {
+        std::cerr << "initbench ab: different experiments: " << diff
+                  << " (--force compares them anyway)\n";
+        return kAbRefused;
+    }
     if (cli.jobs == 0) // TCG runs a thread per guest CPU: one boot per host core per vCPU
         cli.jobs = std::max(1u, std::thread::hardware_concurrency() / cpus);
     if (auto s = claim_directory(cli.out_dir, plan_document(cli, sides.value())); !s) {
@@ -398,6 +404,8 @@ void add_ab_command(CLI::App& app) {
         ->check(CLI::Range(0.5, 0.9999))->capture_default_str();
     cmd->add_option("--min-effect", cli->min_effect_pct, "Percent: smaller changes are SAME")
         ->check(CLI::Range(0.0, 1000.0))->capture_default_str();
+    cmd->add_flag("--force", cli->force,
+                  "Compare sides whose initbench.* settings differ (different experiments, refused otherwise)");
     cmd->add_option("params", cli->params, "Kernel parameters for every side, after --");
     cmd->callback([cli] { run_subcommand("ab", kAbUsage, [&] { return run_ab(*cli); }); });
 }

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
+#include <tuple>
 #include <sstream>
 
 namespace initbench {
@@ -54,6 +56,35 @@ Result<std::vector<SidePlan>> plan_sides(const AbCli& cli) {
         sides.push_back(std::move(s));
     }
     return sides;
+}
+
+std::string experiment_difference(const std::vector<SidePlan>& sides) {
+    // A side's initbench.* words as key -> value ("" for a bare key); the last one given wins,
+    // as in the kernel's own parsing.
+    auto settings = [](const SidePlan& side) {
+        std::map<std::string, std::string> out;
+        for (const auto& w : side.params)
+            if (w.rfind("initbench.", 0) == 0) {
+                const auto eq = w.find('=');
+                out[w.substr(0, eq)] = eq == std::string::npos ? "" : w.substr(eq + 1);
+            }
+        return out;
+    };
+    const auto first = settings(sides[0]);
+    for (size_t i = 1; i < sides.size(); i++) {
+        const auto other = settings(sides[i]);
+        for (const auto& [a, b, named_a, named_b] :
+             {std::tuple{&first, &other, sides[0].label, sides[i].label},
+              std::tuple{&other, &first, sides[i].label, sides[0].label}})
+            for (const auto& [key, value] : *a) {
+                const auto it = b->find(key);
+                if (it == b->end())
+                    return named_a + " sets " + key + "=" + value + ", " + named_b + " does not";
+                if (it->second != value)
+                    return named_a + " sets " + key + "=" + value + ", " + named_b + " " + key + "=" + it->second;
+            }
+    }
+    return "";
 }
 
 json plan_document(const AbCli& cli, const std::vector<SidePlan>& sides) {

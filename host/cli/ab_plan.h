@@ -18,6 +18,7 @@ struct AbCli {
     BootOptions boot; // every side's, as `initbench run` takes them
     unsigned min_boots = 2, max_boots = 10, jobs = 0;
     double confidence = 0.95, min_effect_pct = 5;
+    bool force = false; // compare sides whose initbench.* settings differ
 };
 
 struct SidePlan {
@@ -27,6 +28,11 @@ struct SidePlan {
 
 // The sides the options describe, or why they describe none.
 Result<std::vector<SidePlan>> plan_sides(const AbCli& cli);
+
+// The first initbench.* setting in which a side's parameters differ from the first side's
+// ("B sets initbench.fork.spin_us=119, A does not"), or "": sides that differ there run
+// different experiments, which ab compares only with --force.
+std::string experiment_difference(const std::vector<SidePlan>& sides);
 
 // What must match for a rerun to resume: the sides, their kernels' bytes, the image, and how
 // they are booted and judged. The budget, --jobs and --timeout may change.

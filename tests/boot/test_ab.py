@@ -157,10 +157,25 @@ class AbCommandLine(unittest.TestCase):
     ctest_boots = 0
 
     def test_one_side_is_refused(self):
-        p = subprocess.run([bootlib.INITBENCH, "ab", "-o", "/nonexistent/x", "--kernel", bootlib.kernel(),
+        p = subprocess.run([bootlib.INITBENCH, "ab", "-o", "/dev/null/x", "--kernel", bootlib.kernel(),
                             "--image", bootlib.IMAGE], capture_output=True, text=True, timeout=limits.HOST_S)
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
         self.assertIn("ab needs two sides or more", p.stderr)
+
+    def test_sides_of_different_experiments_need_force(self):
+        """Sides whose initbench.* settings differ are refused before a boot (exit 3), naming
+        the setting; --force goes on to the next check (a directory that cannot be made)."""
+        def ab_with(*extra):
+            return subprocess.run([bootlib.INITBENCH, "ab", "-o", "/dev/null/x", "--kernel", bootlib.kernel(),
+                                   "--image", bootlib.IMAGE, "--params", "", "--params", "initbench.fork.spin_us=100",
+                                   *extra, *COMMON], capture_output=True, text=True, timeout=limits.HOST_S)
+        p = ab_with()
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertIn("different experiments: B sets initbench.fork.spin_us=100, A does not (--force", p.stderr)
+        p = ab_with("--force")
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertNotIn("different experiments", p.stderr)
+        self.assertIn("/dev/null/x", p.stderr)
 
 
 if __name__ == "__main__":
