@@ -12,7 +12,7 @@
 # not a test: hundreds of boots (an icount trial is 4 boots).
 #
 #   scripts/bench-verdicts.sh [TRIALS] [MAX_BOOTS] [EFFECTS]   default: 100, 6, "2 5 10"
-#   KERNEL=... CLOCKS="icount wall" JOBS=2 MIN_EFFECT=1 INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-verdicts.sh
+#   KERNEL=... CLOCKS="icount wall" JOBS=2 MIN_EFFECT=1 AA=no (power rows only) INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-verdicts.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -96,7 +96,7 @@ PY
   echo "| trial | clock | trials | DIFFERENT | SAME | UNKNOWN | failed | mean boots a side | median change |"
   echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
   for clock in $clocks; do
-    row "A/A" "$clock" ""
+    [[ ${AA:-yes} == no ]] || row "A/A" "$clock" ""
     for pct in $effects; do
       spin=$(spin_for "$clock" "$pct")
       row "power: -$pct % (fork.spin_us=$spin)" "$clock" "initbench.fork.spin_us=$spin"
