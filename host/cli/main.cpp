@@ -16,24 +16,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
-namespace {
-
-constexpr const char* kExitCodes = R"(Exit codes:
-  0  complete results without error records
-  1  complete results that contain error records (bad parameter, failed step)
-  2  bad command line, or initbench.* parameters the init would refuse (found before the boot)
-  3  boot failure: QEMU did not start, no records arrived, or the kernel panicked;
-     or the kernel cannot boot as --boot asks (damaged bzImage, no PVH note)
-  4  timeout: the run did not finish in time (host --timeout or the guest's watchdog)
-  5  incomplete or corrupt output (cut off, damaged or missing records)
-  6  interrupted: SIGINT/SIGTERM/SIGHUP to initbench, or QEMU killed from outside;
-     QEMU stopped, partial output kept)";
-
-} // namespace
-
 int main(int argc, char** argv) {
     CLI::App app{"initbench: boot a kernel with a performance experiment and collect its results"};
-    app.footer(kExitCodes);
     app.require_subcommand(1);
 
     initbench::add_run_command(app, argv[0]);
@@ -41,17 +25,14 @@ int main(int argc, char** argv) {
     initbench::add_lava_job_command(app);
     initbench::add_kconfig_command(app);
     initbench::add_pack_command(app);
-    // A subcommand inherits the app's footer (run's exit codes); pack's are its own.
-    app.get_subcommand("pack")->footer(R"(Exit codes:
-  0  image written
-  1  failed: unreadable input, a bad experiment file or program, or the image not written
-  2  bad command line (a bad --add, --data or --program, or nothing to add))");
     initbench::add_compare_command(app);
     initbench::add_bisect_command(app);
     initbench::add_report_command(app);
     initbench::add_ab_command(app);
     initbench::add_keys_command(app);
     initbench::add_schema_command(app);
+    // Set after the subcommands, which would inherit it: each has its own.
+    app.footer("Each subcommand's --help says what its exit codes mean.");
     try {
         app.parse(argc, argv);
     } catch (const CLI::RuntimeError& e) { // before ParseError, its base

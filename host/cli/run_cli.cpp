@@ -19,6 +19,20 @@
 namespace initbench {
 namespace {
 
+constexpr const char* kExitCodes = R"(Exit codes:
+  0  complete results without error records
+  1  complete results that contain error records (bad parameter, failed step)
+  2  bad command line, or initbench.* parameters the init would refuse (found before the boot)
+  3  boot failure: QEMU did not start, no records arrived, or the kernel panicked;
+     or the kernel cannot boot as --boot asks (damaged bzImage, no PVH note)
+  4  timeout: the run did not finish in time (host --timeout, also before the first
+     record, or the guest's watchdog)
+  5  incomplete or corrupt output (cut off, damaged or missing records, or records of a
+     version this initbench cannot read)
+  6  interrupted: SIGINT/SIGTERM/SIGHUP to initbench, or QEMU killed from outside;
+     QEMU stopped, partial output kept)";
+
+
 // What run and parse both do with a checked log: the document, the summary, the exit code.
 struct OutputOptions {
     std::string out_path;
@@ -99,6 +113,7 @@ int run(const RunCommand& c, const std::string& argv0) {
 void add_run_command(CLI::App& app, const std::string& argv0) {
     auto c = std::make_shared<RunCommand>();
     auto* cmd = app.add_subcommand("run", "Boot a kernel in QEMU with the initbench image");
+    cmd->footer(kExitCodes);
     cmd->add_option("--kernel", c->kernel, "Kernel image (bzImage, vmlinuz, Image)")
         ->required()->check(CLI::ExistingFile);
     add_boot_options(*cmd, c->boot);
@@ -116,6 +131,7 @@ void add_parse_command(CLI::App& app) {
     auto log_path = std::make_shared<std::string>();
     auto output = std::make_shared<OutputOptions>();
     auto* cmd = app.add_subcommand("parse", "Check a console log captured elsewhere (serial, LAVA)");
+    cmd->footer(kExitCodes);
     cmd->add_option("log", *log_path, "Console log")->required()->check(CLI::ExistingFile);
     add_output_options(*cmd, *output);
     cmd->callback([log_path, output] {

@@ -81,6 +81,7 @@ Result<nlohmann::json> load_params_schema() {
 void add_schema_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "schema", "The results schema's definitions generated from the declarations (for docs/schema/defs.schema.json)");
+    cmd->footer("Exit codes:\n  0  written\n  1  a declaration cannot be written as a schema\n  2  bad command line");
     cmd->callback([] {
         auto params = load_params_schema();
         if (!params) {

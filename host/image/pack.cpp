@@ -244,6 +244,10 @@ void add_pack_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "pack",
         "Append files and an experiment file to an image (a second cpio; the base is kept)");
+    cmd->footer(R"(Exit codes:
+  0  image written
+  1  failed: unreadable input, a bad experiment file or program, or the image not written
+  2  bad command line (a bad --add, --data or --program, or nothing to add))");
     cmd->add_option("--image", o->image, "Base image")->required()->check(CLI::ExistingFile);
     cmd->add_option("--add", o->adds, "LOCAL:/payload/PATH, a file or a directory (repeatable)");
     cmd->add_option("--program", o->programs,

@@ -121,6 +121,11 @@ void add_kconfig_command(CLI::App& app) {
     auto* check = kconfig->add_subcommand("check", "Read a kernel .config and say, feature by feature, what will "
                                                    "work, degrade or be unsupported, and which options to add");
     check->add_option("config", *path, "The kernel's .config")->required()->check(CLI::ExistingFile);
+    check->footer(R"(Exit codes:
+  0  every feature works
+  1  some features degrade or are unsupported
+  2  bad command line, or a .config that cannot be read or has no CONFIG_ lines
+  3  initbench cannot boot this kernel (no boot or console support))");
     check->callback([path] {
         auto text = read_whole_file(*path);
         if (!text)

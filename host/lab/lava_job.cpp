@@ -200,6 +200,9 @@ std::string lava_job_yaml(const LavaJobSpec& spec) {
 void add_lava_job_command(CLI::App& app) {
     auto spec = std::make_shared<LavaJobSpec>();
     auto* cmd = app.add_subcommand("lava-job", "Write a LAVA job that boots the initbench image and reads its results");
+    cmd->footer(R"(Exit codes:
+  0  job written
+  2  bad command line, or initbench.* parameters the init would refuse (checked against the image))");
     cmd->add_option("--kernel", spec->kernel_url, "Kernel URL (http://, file://)")->required();
     cmd->add_option("--image", spec->image_url, "initbench image URL")->required();
     cmd->add_option("--device-type", spec->device_type, "LAVA device type (qemu, or a board's)")->capture_default_str();
