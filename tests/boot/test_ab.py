@@ -55,7 +55,8 @@ class AbInterleaved(unittest.TestCase):
         cls.aa = ab(cls.dir / "aa", "--params", "", "--params", "", "--metric", "fork/ops_per_s", boots=2)
         # A mistake only the boot finds (the kernel has no such function); and a misspelled key,
         # refused before any boot.
-        cls.broken = ab(cls.dir / "broken", "--params", "", "--params",
+        # --force: sides that differ in an initbench.* key are refused before a boot without it.
+        cls.broken = ab(cls.dir / "broken", "--force", "--params", "", "--params",
                         "initbench.task_storage_churn.on=ib_no_such_function", boots=2)
         cls.typo = ab(cls.dir / "typo", "--params", "", "--params", "initbench.duraton=1", boots=0)
         cls.interrupted = cls.ctrl_c(cls.dir / "int")
