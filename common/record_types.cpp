@@ -164,12 +164,14 @@ const RecordType* find_record_type(std::string_view type, std::string_view kind)
     return nullptr;
 }
 
+std::string_view kind_field(std::string_view type) {
+    return type == "probe" ? "probe" : "kind";
+}
+
 const RecordType* record_type_of(const json& record) {
     const std::string type = json_str(record, "type");
-    if (type == "probe")
-        return find_record_type(type, json_str(record, "probe"));
-    if (type == "command")
-        return find_record_type(type, json_str(record, "kind"));
+    if (type == "probe" || type == "command")
+        return find_record_type(type, json_str(record, std::string(kind_field(type)).c_str()));
     return find_record_type(type);
 }
 

@@ -20,7 +20,9 @@ namespace initbench {
 std::span<const RecordType> record_types();
 // The description of a type (and kind), or null.
 const RecordType* find_record_type(std::string_view type, std::string_view kind = "");
-// The description of a record: by "type", and "probe" or "kind" where those choose it.
+// The field that names a record's kind: "probe" in probe records, else "kind".
+std::string_view kind_field(std::string_view type);
+// The description of a record: by "type", and its kind_field where that chooses it.
 const RecordType* record_type_of(const nlohmann::json& record);
 // Whether records of a type carry measurements (metrics or histograms) that compare reads:
 // not the header, the end, warnings, errors, kernel events, nor the derived summary.

@@ -12,6 +12,10 @@ namespace initbench {
 // parameters (a name several loads show: one property, its values and notes joined).
 Result<nlohmann::json> load_params_schema();
 
+// probe_name (every declared probe), and metrics_X for each record type X with metrics: its
+// "metrics" object as the declarations allow it, chosen by kind where X has kinds.
+nlohmann::json record_schemas();
+
 void add_schema_command(CLI::App& app);
 
 } // namespace initbench

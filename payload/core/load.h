@@ -79,7 +79,7 @@ struct LoadSpec {
     void (*work)(const WorkerContext&) = nullptr;           // never returns: the framework kills it
 };
 
-// Every built-in load (each payload/X_load.h's X_load, in their names' order).
+// Every built-in load (each payload/X/X_load.h's X_load, in their names' order).
 const std::vector<const LoadSpec*>& load_registry();
 const LoadSpec* find_load(std::string_view name);
 
