@@ -6,13 +6,15 @@ checks a unit on the host: the catalogs, the key table, the results schema, each
 natively. It fails when any other file needed an edit, or when a check does not see the new
 units.
 
-A host-only configure (no guest images) at -O0, and only the targets the checks need: the
-toy probe's kernel side and loader are built by the guest build, which this test does not
-run.
+A host-only configure (no guest images) at -O0, and only the targets the checks need. The
+probe's kernel side is compiled as the guest build does (clang -target bpf, a bpftool
+skeleton) and its loader checked by the compiler against the host's libbpf headers; it is
+not linked into an image here.
 
     walkthrough.py SOURCE          ctest's walkthrough test (label walkthrough)"""
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -92,6 +94,7 @@ def main():
         assert tests.returncode == 0, "the host's checks failed with the new units"
         assert "EveryLoad.CountsAndLeavesNothingBehind/yield" in tests.stdout, "the new load was not run"
         check_records(tree)
+        compile_probe(tree, build)
 
         extra = sorted(f for f in changed_files(tree)
                        if f not in GENERATED and not any(f.startswith(d + "/") for d in UNITS.values()))
@@ -111,6 +114,21 @@ def check_records(tree):
     schema_check.validate_record(record)
     record["metrics"]["exited"] = record["metrics"]["exits"]
     assert schema_check.errors(record, "records.schema.json", limit=1), "an undeclared metric was accepted"
+
+
+def compile_probe(tree, build):
+    """The probe's kernel side into a BPF object and a skeleton, and its loader through the
+    compiler (syntax and types only) with them and the generated catalogs."""
+    work = build / "walkthrough-probe"
+    work.mkdir()
+    arch = {"x86_64": "x86", "aarch64": "arm64"}[platform.machine()]
+    multiarch = subprocess.run(["gcc", "-print-multiarch"], check=True, capture_output=True, text=True).stdout.strip()
+    run(["clang-14", "-g", "-O2", "-target", "bpf", f"-D__TARGET_ARCH_{arch}", "-I", tree,
+         "-I", f"/usr/include/{multiarch}", "-c", tree / "bpf/exits/exits.bpf.c", "-o", work / "exits.bpf.o"], tree)
+    with open(work / "exits.skel.h", "w") as skel:
+        run(["bpftool", "gen", "skeleton", work / "exits.bpf.o", "name", "exits_bpf"], tree, stdout=skel)
+    run(["g++", "-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-I", tree, "-I", work,
+         "-I", build / "generated", tree / "bpf/exits/exits.cpp"], tree)
 
 
 if __name__ == "__main__":
