@@ -309,6 +309,14 @@ class RefusesWhatTheGuestNeverWrites(unittest.TestCase):
                 bad = copy.deepcopy(kthread)
                 mutate(bad)
                 self.assertFalse(valid(bad, "records.schema.json"), what)
+        # A "*" with declared fields (schedstat's layout) stands for those fields only.
+        events = {"value": 2, "unit": "events", "better": "lower", "agg": "amean"}
+        schedstat = {"v": 3, "type": "probe", "probe": "schedstat", "phase": "fork", "round": 0, "supported": True,
+                     "version": 15, "cpus": {}, "domains": {},
+                     "metrics": {"cpus.cpu0.pcount": events}}
+        self.assertTrue(valid({**schedstat, "metrics": {"cpus.cpu0.pcount": events}}, "record-probe.schema.json"))
+        self.assertFalse(valid({**schedstat, "metrics": {"cpus.cpu0.version": events}}, "record-probe.schema.json"),
+                         "a field outside schedstat's layout as a metric")
 
     def test_wrong_enum_values(self):
         cases = [
