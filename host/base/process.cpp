@@ -88,30 +88,61 @@ void kill_group(pid_t pid) {
     ::waitpid(pid, nullptr, 0);
 }
 
+// Starts argv in a process group of its own, its output into the pipes' write ends (closed
+// here once the child has them). -1, with out's error, when no child could be started.
+pid_t spawn(const std::vector<std::string>& argv, Pipe& stdout_pipe, Pipe& stderr_pipe,
+            const SignalGuard& signals, ChildOutcome& out) {
+    if (!stdout_pipe.open() || !stderr_pipe.open()) {
+        out.end = ChildOutcome::End::spawn_failed;
+        out.error = std::string("pipe: ") + std::strerror(errno);
+        return -1;
+    }
+    pid_t pid = ::fork();
+    if (pid < 0) {
+        out.end = ChildOutcome::End::spawn_failed;
+        out.error = std::string("fork: ") + std::strerror(errno);
+        return -1;
+    }
+    if (pid == 0)
+        exec_child(argv, stdout_pipe.w, stderr_pipe.w, signals.old_mask());
+    ::setpgid(pid, pid);
+    ::close(stdout_pipe.w);
+    ::close(stderr_pipe.w);
+    stdout_pipe.w = stderr_pipe.w = -1;
+    return pid;
+}
+
+// The reaped child's end: its exit code or signal. 127 before any output is the exec failing
+// (exec_child's message is all its stderr said).
+void record_status(int status, ChildOutcome& out) {
+    if (WIFEXITED(status))
+        out.exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        out.term_signal = WTERMSIG(status);
+    if (out.exit_code == 127 && out.first_output_s < 0) {
+        out.end = ChildOutcome::End::spawn_failed;
+        out.error = out.stderr_text;
+    }
+}
+
+// Keeps the last 8 KiB the child wrote to stderr: enough to say why it failed.
+void keep_tail(std::string& text, std::string_view more) {
+    constexpr size_t kTail = 8192;
+    text.append(more);
+    if (text.size() > kTail)
+        text.erase(0, text.size() - kTail);
+}
+
 } // namespace
 
 ChildOutcome run_child(const ChildRun& run) {
     ChildOutcome out;
     Pipe stdout_pipe, stderr_pipe;
-    if (!stdout_pipe.open() || !stderr_pipe.open()) {
-        out.end = ChildOutcome::End::spawn_failed;
-        out.error = std::string("pipe: ") + std::strerror(errno);
-        return out;
-    }
     SignalGuard signals;
     const double t0 = now_s();
-    pid_t pid = ::fork();
-    if (pid < 0) {
-        out.end = ChildOutcome::End::spawn_failed;
-        out.error = std::string("fork: ") + std::strerror(errno);
+    const pid_t pid = spawn(run.argv, stdout_pipe, stderr_pipe, signals, out);
+    if (pid < 0)
         return out;
-    }
-    if (pid == 0)
-        exec_child(run.argv, stdout_pipe.w, stderr_pipe.w, signals.old_mask());
-    ::setpgid(pid, pid);
-    ::close(stdout_pipe.w);
-    ::close(stderr_pipe.w);
-    stdout_pipe.w = stderr_pipe.w = -1;
 
     double deadline = t0 + run.timeout_s;
     bool out_open = true, err_open = true;
@@ -162,11 +193,8 @@ ChildOutcome run_child(const ChildRun& run) {
             ssize_t n = ::read(stderr_pipe.r, buf, sizeof buf);
             if (n <= 0)
                 err_open = false;
-            else {
-                out.stderr_text.append(buf, size_t(n));
-                if (out.stderr_text.size() > 8192)
-                    out.stderr_text.erase(0, out.stderr_text.size() - 8192);
-            }
+            else
+                keep_tail(out.stderr_text, std::string_view(buf, size_t(n)));
         }
         if (!out_open && !err_open)
             reaped = ::waitpid(pid, &status, WNOHANG) == pid;
@@ -174,14 +202,7 @@ ChildOutcome run_child(const ChildRun& run) {
     if (!reaped)
         ::waitpid(pid, &status, 0);
     out.wall_s = now_s() - t0;
-    if (WIFEXITED(status))
-        out.exit_code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status))
-        out.term_signal = WTERMSIG(status);
-    if (out.exit_code == 127 && out.first_output_s < 0) {
-        out.end = ChildOutcome::End::spawn_failed;
-        out.error = out.stderr_text;
-    }
+    record_status(status, out);
     return out;
 }
 

@@ -92,6 +92,54 @@ void attempt(const RunOptions& o, const BootSpec& spec, double first_output_dead
     a.parser.finish();
 }
 
+// --accel auto: whether KVM is worth a boot here; when not, `note` says why TCG runs.
+bool kvm_worth_trying(const RunOptions& o, std::string& note) {
+    std::string why;
+    if (o.boot.arch != host_arch())
+        // Not tried: KVM runs guests of the host's own architecture only, and a QEMU that
+        // refused it must not leave a verdict against this host's KVM.
+        note = "tcg: an " + o.boot.arch + " guest on an " + host_arch() + " host";
+    else if (!kvm_device_usable(why))
+        note = "tcg: " + why;
+    else if (!o.cache_dir.empty() && fs::exists(kvm_verdict_file(o.cache_dir)))
+        note = "tcg: KVM did not run a guest on this host before (" + kvm_verdict_file(o.cache_dir).string() + ")";
+    else
+        return true;
+    return false;
+}
+
+// The results document's "host": what was booted, how, and how long it took.
+nlohmann::json host_facts(const RunOptions& o, const BootSpec& spec, const Attempt& a,
+                          const std::string& accel_note, const DelayLoop& delay) {
+    const auto& c = a.child;
+    nlohmann::json host = {
+        {"qemu_argv", a.argv},
+        {"accel", spec.accel == Accel::kvm ? "kvm" : "tcg"},
+        {"clock", spec.icount ? "icount" : "wall"},
+        {"kernel", file_facts(o.boot.kernel)}, // the file given, even when its vmlinux booted
+        {"image", file_facts(spec.image)},
+        {"arch", spec.arch},
+        {"cpus", spec.cpus},
+        {"memory_mb", spec.memory_mb},
+        {"host_kernel", host_release()},
+        {"wall",
+         {{"total_s", c.wall_s},
+          {"first_output_s", c.first_output_s},
+          {"end_record_s", c.complete_s},
+          {"end_record_to_exit_s", c.complete_s >= 0 ? c.wall_s - c.complete_s : -1}}}};
+    if (!o.kernel_boot.protocol.empty())
+        host["boot"] = o.kernel_boot.facts();
+    if (!o.machine.is_null())
+        host["machine"] = o.machine;
+    if (!accel_note.empty())
+        host["accel_note"] = accel_note;
+    if (spec.accel == Accel::tcg && !delay.facts.is_null())
+        host["delay_loop"] = delay.facts;
+    if (!c.stderr_text.empty())
+        host["qemu_stderr"] = c.stderr_text;
+    return host;
+}
+
 } // namespace
 
 RunResult boot_and_collect(const RunOptions& o) {
@@ -103,21 +151,7 @@ RunResult boot_and_collect(const RunOptions& o) {
     if (!o.log_path.empty())
         log.emplace(o.log_path, std::ios::binary | std::ios::trunc);
 
-    bool try_kvm = o.accel == AccelChoice::kvm;
-    if (o.accel == AccelChoice::auto_) {
-        std::string why;
-        if (o.boot.arch != host_arch())
-            // Not tried: KVM runs guests of the host's own architecture only, and a QEMU that
-            // refused it must not leave a verdict against this host's KVM.
-            accel_note = "tcg: an " + o.boot.arch + " guest on an " + host_arch() + " host";
-        else if (!kvm_device_usable(why))
-            accel_note = "tcg: " + why;
-        else if (!o.cache_dir.empty() && fs::exists(kvm_verdict_file(o.cache_dir)))
-            accel_note = "tcg: KVM did not run a guest on this host before (" +
-                         kvm_verdict_file(o.cache_dir).string() + ")";
-        else
-            try_kvm = true;
-    }
+    const bool try_kvm = o.accel == AccelChoice::kvm || (o.accel == AccelChoice::auto_ && kvm_worth_trying(o, accel_note));
 
     // Worked out once; given to TCG's boots only (KVM's CPUs calibrate quickly).
     const DelayLoop delay = tcg_delay_loop(o.boot, o.kernel_config);
@@ -154,30 +188,7 @@ RunResult boot_and_collect(const RunOptions& o) {
     RunResult r;
     r.log = a->parser.result();
     r.child = a->child;
-    const auto& c = a->child;
-    r.host = {{"qemu_argv", a->argv},
-              {"accel", spec.accel == Accel::kvm ? "kvm" : "tcg"},
-              {"clock", spec.icount ? "icount" : "wall"},
-              {"kernel", file_facts(o.boot.kernel)}, // the file given, even when its vmlinux booted
-              {"image", file_facts(spec.image)},
-              {"arch", spec.arch},
-              {"cpus", spec.cpus},
-              {"memory_mb", spec.memory_mb},
-              {"host_kernel", host_release()},
-              {"wall", {{"total_s", c.wall_s},
-                        {"first_output_s", c.first_output_s},
-                        {"end_record_s", c.complete_s},
-                        {"end_record_to_exit_s", c.complete_s >= 0 ? c.wall_s - c.complete_s : -1}}}};
-    if (!o.kernel_boot.protocol.empty())
-        r.host["boot"] = o.kernel_boot.facts();
-    if (!o.machine.is_null())
-        r.host["machine"] = o.machine;
-    if (!accel_note.empty())
-        r.host["accel_note"] = accel_note;
-    if (spec.accel == Accel::tcg && !delay.facts.is_null())
-        r.host["delay_loop"] = delay.facts;
-    if (!c.stderr_text.empty())
-        r.host["qemu_stderr"] = c.stderr_text;
+    r.host = host_facts(o, spec, *a, accel_note, delay);
     r.environment = run_environment(a->argv.at(0), o.kernel_config);
     return r;
 }

@@ -6,6 +6,69 @@ namespace initbench {
 using nlohmann::json;
 using namespace compare_render;
 
+namespace {
+
+json opt(std::optional<double> x) { return x ? json(*x) : json(); }
+
+json change_json(const Change& c) {
+    const bool judged = c.kind != ChangeKind::unqualified;
+    return {{"pct", opt(c.pct)},
+            {"p", opt(c.p)},
+            {"significant", judged ? json(c.significant) : json()},
+            {"verdict", verdict_name(c.verdict)},
+            {"direction", kind_name(c.kind)},
+            {"equivalence_p", opt(c.equivalence_p)},
+            {"detectable_pct", opt(c.detectable_pct)},
+            {"samples_needed", c.samples_needed ? json(*c.samples_needed) : json()},
+            {"note", c.note}};
+}
+
+// One metric: each side's samples and summary, and from the second side on its change
+// against the first.
+json metric_json(const MetricRow& m) {
+    json per_side = json::array();
+    for (size_t i = 0; i < m.sides.size(); i++) {
+        const auto& st = m.sides[i];
+        json j = {{"samples", st.samples}};
+        if (st.summary)
+            j.update({{"n", st.summary->n},
+                      {"mean", st.summary->mean},
+                      {"stddev", st.summary->stddev},
+                      {"cov", opt(st.summary->cov)},
+                      {"min", st.summary->min},
+                      {"max", st.summary->max}});
+        else
+            j["error"] = st.error;
+        if (i)
+            j["change"] = change_json(m.changes[i - 1]);
+        per_side.push_back(std::move(j));
+    }
+    return {{"id", m.id},
+            {"group", m.group},
+            {"name", m.name},
+            {"unit", m.unit},
+            {"agg", std::string(agg_label(m.agg))},
+            {"better", better_name(m.better)},
+            {"sides", std::move(per_side)}};
+}
+
+json histogram_json(const HistRow& h) {
+    json changes = json::array();
+    for (const auto& c : h.changes) {
+        json j = {{"significant", c.unqualified ? json() : json(c.significant)}, {"note", c.note}};
+        if (c.test)
+            j.update({{"chi2", c.test->chi2}, {"df", c.test->df}, {"p", c.test->p}, {"ks_d", c.test->ks_d}});
+        changes.push_back(std::move(j));
+    }
+    return {{"id", h.id},
+            {"unit", h.unit},
+            {"buckets", h.labels},
+            {"counts", h.counts},
+            {"changes", std::move(changes)}};
+}
+
+} // namespace
+
 nlohmann::json report_json(const Report& report) {
     json sides = json::array();
     for (const auto& s : report.sides)
@@ -16,65 +79,12 @@ nlohmann::json report_json(const Report& report) {
                          {"build_id", s.build_id},
                          {"qemu", s.qemu},
                          {"image", s.image}});
-    auto opt = [](std::optional<double> x) { return x ? json(*x) : json(); };
     json metrics = json::array();
-    for (const auto& m : report.metrics) {
-        json per_side = json::array();
-        for (size_t i = 0; i < m.sides.size(); i++) {
-            const auto& st = m.sides[i];
-            json j = {{"samples", st.samples}};
-            if (st.summary)
-                j.update({{"n", st.summary->n},
-                          {"mean", st.summary->mean},
-                          {"stddev", st.summary->stddev},
-                          {"cov", opt(st.summary->cov)},
-                          {"min", st.summary->min},
-                          {"max", st.summary->max}});
-            else
-                j["error"] = st.error;
-            if (i) {
-                const Change& c = m.changes[i - 1];
-                const bool judged = c.kind != ChangeKind::unqualified;
-                auto count = [](std::optional<size_t> n) { return n ? json(*n) : json(); };
-                j["change"] = {{"pct", opt(c.pct)},
-                               {"p", opt(c.p)},
-                               {"significant", judged ? json(c.significant) : json()},
-                               {"verdict", verdict_name(c.verdict)},
-                               {"direction", kind_name(c.kind)},
-                               {"equivalence_p", opt(c.equivalence_p)},
-                               {"detectable_pct", opt(c.detectable_pct)},
-                               {"samples_needed", count(c.samples_needed)},
-                               {"note", c.note}};
-            }
-            per_side.push_back(std::move(j));
-        }
-        metrics.push_back({{"id", m.id},
-                           {"group", m.group},
-                           {"name", m.name},
-                           {"unit", m.unit},
-                           {"agg", std::string(agg_label(m.agg))},
-                           {"better", better_name(m.better)},
-                           {"sides", std::move(per_side)}});
-    }
+    for (const auto& m : report.metrics)
+        metrics.push_back(metric_json(m));
     json hists = json::array();
-    for (const auto& h : report.histograms) {
-        json changes = json::array();
-        for (const auto& c : h.changes) {
-            json j = {{"significant", c.unqualified ? json() : json(c.significant)},
-                      {"note", c.note}};
-            if (c.test)
-                j.update({{"chi2", c.test->chi2},
-                          {"df", c.test->df},
-                          {"p", c.test->p},
-                          {"ks_d", c.test->ks_d}});
-            changes.push_back(std::move(j));
-        }
-        hists.push_back({{"id", h.id},
-                         {"unit", h.unit},
-                         {"buckets", h.labels},
-                         {"counts", h.counts},
-                         {"changes", std::move(changes)}});
-    }
+    for (const auto& h : report.histograms)
+        hists.push_back(histogram_json(h));
     return {{"initbench_compare", 1},
             {"method", method_name(report.options.method)},
             {"method_text", method_sentence(report.options)},
