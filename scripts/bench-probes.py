@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Probe overhead per event: a tight getppid() loop (the `syscall` load) with no probe, with
-funclat on the syscall via fentry/fexit and via kprobe/kretprobe, and with bpftrace's
+the floor (the `floor` probe: an empty entry and return program on the function, the least
+any probe there costs) and funclat on the syscall, each via fentry/fexit and via
+kprobe/kretprobe, and with bpftrace's
 equivalent (kfunc/kretfunc and kprobe/kretprobe recording each call's duration in a
 histogram). Prints ns per call, the probe's cost per event, and how many events each probe
-counted per call of the load; for funclat also the cost its record gives (the kernel's BPF run
+counted per call of the load, and funclat's cost as a multiple of the floor's by the same
+mechanism; for funclat also the cost its record gives (the kernel's BPF run
 statistics: its programs' run time per event) and its ratio to the cost measured here; then one
 more boot with funclat and bpftrace attached together compares their counts of the same calls.
 
@@ -83,6 +86,12 @@ def bpftrace_kit(tmp: Path) -> Path:
     return kit
 
 
+def entry_runs(cost, mode):
+    """How often the probe's entry program ran in the window (the kernel's BPF statistics)."""
+    program = {"fentry": "fentry_entry", "kprobe": "kprobe_entry"}[mode]
+    return sum(p["runs"] for p in cost.get("programs", []) if p["name"] == program) if cost.get("supported") else 0
+
+
 def cost_per_event(ns, base_ns, events, calls):
     """The time a call took longer than without a probe, per event the probe counted."""
     return (ns - base_ns) * calls / events if events else None
@@ -122,18 +131,25 @@ def main():
     same_window = None
     base_rate, _, _, _ = boot(a.cli, kernel, a.clock, a.duration, [])
     base_ns = 1e9 / base_rate
-    rows.append(("no probe", base_ns, None, None, None, None, None))
+    rows.append(("no probe", base_ns, None, None, None, None, None, None))
+    floors = {}  # mechanism: the floor's cost per event
     for mode in ("fentry", "kprobe"):
-        rate, calls, probe, _ = boot(a.cli, kernel, a.clock, a.duration,
-                                     [f"initbench.funclat={FUNCTION}", f"initbench.attach={mode}"])
-        if not probe or not probe.get("supported"):
-            rows.append((f"funclat {mode}", None, None, None, None, None, probe and probe.get("reason")))
-            continue
-        ns = 1e9 / rate
-        cost = probe.get("cost", {})
-        recorded = cost["ns"] / probe["count"] if cost.get("supported") and probe["count"] else None
-        rows.append((f"funclat {probe['mechanism']}", ns, cost_per_event(ns, base_ns, probe["count"], calls),
-                     recorded, probe["count"], calls, None))
+        for name in ("floor", "funclat"):
+            rate, calls, probe, _ = boot(a.cli, kernel, a.clock, a.duration,
+                                         [f"initbench.{name}={FUNCTION}", f"initbench.attach={mode}"])
+            if not probe or not probe.get("supported"):
+                rows.append((f"{name} {mode}", None, None, None, None, None, probe and probe.get("reason"), None))
+                continue
+            ns = 1e9 / rate
+            cost = probe.get("cost", {})
+            # The floor counts nothing: its entry program's runs are its events.
+            events = probe["count"] if name == "funclat" else entry_runs(cost, mode)
+            per_event = cost_per_event(ns, base_ns, events, calls)
+            recorded = cost["ns"] / events if cost.get("supported") and events else None
+            if name == "floor":
+                floors[probe["mechanism"]] = per_event
+            times_floor = per_event / floors[probe["mechanism"]] if floors.get(probe["mechanism"]) else None
+            rows.append((f"{name} {probe['mechanism']}", ns, per_event, recorded, events, calls, None, times_floor))
     if not a.no_bpftrace:
         binary = shutil.which("bpftrace")
         if not binary:
@@ -157,11 +173,14 @@ def main():
                 rate, calls, _, background = with_bpftrace(mode)
                 name = f"bpftrace {entry}/{exit_}"
                 if not background:
-                    rows.append((name, None, None, None, None, None, "no background record"))
+                    rows.append((name, None, None, None, None, None, "no background record", None))
                     continue
                 ns = 1e9 / rate
                 events = window_count(background)
-                rows.append((name, ns, cost_per_event(ns, base_ns, events, calls), None, events, calls, None))
+                per_event = cost_per_event(ns, base_ns, events, calls)
+                fentry_floor = floors.get("fentry/fexit") if entry == "kfunc" else floors.get("kprobe/kretprobe")
+                rows.append((name, ns, per_event, None, events, calls, None,
+                             per_event / fentry_floor if fentry_floor and per_event else None))
                 print(f"{name}: attached {background['ready_s']:.1f} s after its start", file=sys.stderr)
             # Both at once, on the same calls: do they count the same events?
             _, calls, probe, background = with_bpftrace("kfunc", [f"initbench.funclat={FUNCTION}",
@@ -169,16 +188,17 @@ def main():
             same_window = (probe["count"], window_count(background), calls)
     print(f"clock {a.clock}, kernel {Path(kernel).name}, {FUNCTION}")
     print(f"{'setup':28} {'ns/call':>9} {'probe ns/event':>15} {'record ns/event':>16} {'record/measured':>16} "
-          f"{'events':>10} {'calls':>10} {'events/calls':>13}")
+          f"{'events':>10} {'calls':>10} {'events/calls':>13} {'x floor':>8}")
     blank = lambda w: " " * w
-    for name, ns, cost, recorded, events, calls, why in rows:
+    for name, ns, cost, recorded, events, calls, why, times_floor in rows:
         if ns is None:
             print(f"{name:28} unsupported: {why}")
             continue
         print(f"{name:28} {ns:9.1f} {blank(15) if cost is None else f'{cost:15.1f}'}"
               f" {blank(16) if recorded is None else f'{recorded:16.1f}'}"
               f" {blank(16) if recorded is None or not cost else f'{recorded / cost:16.3f}'}"
-              + ("" if events is None else f" {events:10d} {calls:10d} {events / calls:13.4f}"))
+              + ("" if events is None else f" {events:10d} {calls:10d} {events / calls:13.4f}")
+              + ("" if times_floor is None else f" {times_floor:8.2f}"))
     if same_window:
         funclat, bpftrace, calls = same_window
         print(f"one window, both probes: funclat fentry/fexit {funclat}, bpftrace kfunc/kretfunc {bpftrace} "

@@ -266,7 +266,7 @@ class ProbeFallbacks(unittest.TestCase):
         ratios = {}
         for mode in ("fentry", "kprobe"):
             r = bootlib.run(*FORK, "initbench.funclat=kernel_clone", f"initbench.attach={mode}",
-                            "initbench.task_storage_churn.on=kernel_clone")
+                            "initbench.task_storage_churn.on=kernel_clone", "initbench.floor=kernel_clone")
             self.assertEqual(r.code, 0, r.stdout + r.stderr)
             f = probe(r, "funclat", "fork")
             self.assertTrue(f["supported"], f.get("reason"))
@@ -277,9 +277,22 @@ class ProbeFallbacks(unittest.TestCase):
             self.assertEqual(t["mechanism"], mode, t)
             self.assertEqual(t["created"], t["deleted"])
             ratios["churn " + mode] = t["created"] / fork_ops(r)
+            self.check_floor(probe(r, "floor", "fork"), f, mode)
         # Both count every fork of the load (the load counts after its fork returns).
         for mode, ratio in ratios.items():
             self.assertAlmostEqual(ratio, 1.0, delta=0.1, msg=f"{mode}: {ratios}")
+
+    def check_floor(self, floor, funclat, mode):
+        """The floor's empty programs ran on the calls funclat timed, the same way, and each
+        run cost less than funclat's."""
+        self.assertTrue(floor["supported"], floor.get("reason"))
+        self.assertEqual(floor["mechanism"], funclat["mechanism"])
+        self.assertEqual(set(floor["metrics"]), {"cost.cpu_pct", "cost.ns_per_run"})
+        entry = {"fentry": "fentry_entry", "kprobe": "kprobe_entry"}[mode]
+        runs = runs_of(funclat["cost"], entry)
+        self.assertGreater(runs, 100)
+        self.assertAlmostEqual(runs_of(floor["cost"], entry), runs, delta=5 + 0.01 * runs)
+        self.assertLess(floor["cost"]["ns_per_run"], funclat["cost"]["ns_per_run"], (floor["cost"], funclat["cost"]))
 
     def test_missing_function_is_unsupported_and_the_run_completes(self):
         # task_mm_cid_work does not exist in 6.1 (it came with 6.4's mm_cid). Neither does the
