@@ -105,6 +105,9 @@ BREAKS = [
           "docs/schema/record-probe.schema.json", '"$ref": "defs.schema.json#/$defs/probe_name"',
           '"enum": ["funclat", "kthread", "perf", "schedstat", "softirq", "span", "task_storage_churn", "wakeups"]',
           r"^walkthrough$"),
+    Break("floor-ignores-attach", "the floor probe always attaches by fentry",
+          "bpf/floor/floor.cpp", "attach_functions({fn_}, mode, ", 'attach_functions({fn_}, std::string("fentry"), ',
+          r"^boot\.ProbeFallbacks$"),
 ]
 
 
