@@ -184,7 +184,7 @@ std::vector<KeyOwner> key_owners() {
         owners.push_back({"load " + std::string(load->name), load->keys,
                           std::string(load->help) + "; an operation: " + std::string(load->op_unit)});
     for (const ProbeDecl* probe : probe_catalog::kDecls)
-        owners.push_back({"probe " + std::string(probe->name), probe->keys});
+        owners.push_back({"probe " + std::string(probe->name()), probe->keys});
     return owners;
 }
 

@@ -25,7 +25,8 @@ inline constexpr MetricDecl kProbeCostMetrics[] = {
 
 // A BPF probe's metrics: its own, then the cost's.
 template <size_t N>
-constexpr std::array<MetricDecl, N + std::size(kProbeCostMetrics)> with_probe_cost(const MetricDecl (&own)[N]) {
+constexpr std::array<MetricDecl, N + std::size(kProbeCostMetrics)>
+with_probe_cost(const MetricDecl (&own)[N]) {
     std::array<MetricDecl, N + std::size(kProbeCostMetrics)> all{};
     size_t i = 0;
     for (const MetricDecl& m : own)
@@ -35,10 +36,31 @@ constexpr std::array<MetricDecl, N + std::size(kProbeCostMetrics)> with_probe_co
     return all;
 }
 
+// What makes one probe's record differ from another's. Most probes measure the whole
+// system, so their records are told apart by the probe alone.
+inline constexpr std::string_view kProbeIdentity[] = {"probe"};
+struct ProbeRecordParts {
+    std::span<const MetricDecl> metrics;
+    std::span<const std::string_view> identity = kProbeIdentity;
+    std::span<const HistogramDecl> histograms = {};
+    std::span<const EntryName> entries = {};
+};
+
+// A probe's record description: its kind is the probe's name.
+constexpr RecordType probe_record(std::string_view name, ProbeRecordParts parts) {
+    return {.type = "probe",
+            .kind = name,
+            .identity = parts.identity,
+            .dimensions = {},
+            .metrics = parts.metrics,
+            .histograms = parts.histograms,
+            .entries = parts.entries};
+}
+
 struct ProbeDecl {
-    std::string_view name;
-    const RecordType* record;
+    const RecordType* record; // record->kind is the probe's name
     std::span<const KeySpec> keys;
+    constexpr std::string_view name() const { return record->kind; }
 };
 
 } // namespace initbench

@@ -3,6 +3,9 @@
 // "unsupported" with the reason from each attempt.
 #pragma once
 
+#include "bpf/core/libbpf_log.h"
+#include "bpf/core/setup_times.h"
+
 #include <bpf/libbpf.h>
 #include <functional>
 #include <optional>
@@ -16,9 +19,9 @@ enum class Mechanism { fentry, kprobe };
 // try_load(m, why) loads and attaches the probe's programs with mechanism m; on failure it
 // sets `why`. mode is "auto", "fentry" or "kprobe" (forced). Returns the mechanism used, or
 // nothing with `reason` saying why neither worked; `reason` also explains a fallback.
-std::optional<Mechanism> attach_functions(const std::vector<std::string>& functions, const std::string& mode,
-                                          const std::function<bool(Mechanism, std::string&)>& try_load,
-                                          std::string& reason);
+std::optional<Mechanism>
+attach_functions(const std::vector<std::string>& functions, const std::string& mode,
+                 const std::function<bool(Mechanism, std::string&)>& try_load, std::string& reason);
 
 const char* mechanism_name(Mechanism m); // "fentry/fexit" | "kprobe/kretprobe"
 
@@ -37,5 +40,28 @@ struct FunctionHook {
 void select_hooks(const std::vector<FunctionHook>& hooks, Mechanism m);
 // After load, for kprobes (fentry programs attach with the skeleton): false + why.
 bool attach_kprobes(const std::vector<FunctionHook>& hooks, std::string& why);
+
+// What a function probe does once its skeleton is open and its hooks are named: select the
+// mechanism's programs, load the skeleton, and attach (fentry programs through the
+// skeleton's attach, kprobes one by one). Each step is timed; false with `why` naming it.
+template <class Skel>
+bool load_and_attach_hooks(Skel* skel, const std::vector<FunctionHook>& hooks, Mechanism m,
+                           int (*load)(Skel*), int (*attach)(Skel*), const LibbpfLogCapture& log,
+                           std::string& why) {
+    std::optional<SetupStep> step(std::in_place, "target");
+    select_hooks(hooks, m);
+    step.emplace("load");
+    if (int err = load(skel); err)
+        return log.failed(why, "load", -err);
+    step.emplace("attach");
+    if (m == Mechanism::fentry) {
+        if (int err = attach(skel); err)
+            return log.attach_failed(why, -err);
+    } else if (std::string kprobe_why; !attach_kprobes(hooks, kprobe_why)) {
+        why = "attach: " + log.last_or(kprobe_why);
+        return false;
+    }
+    return true;
+}
 
 } // namespace initbench

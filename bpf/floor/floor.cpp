@@ -45,23 +45,14 @@ private:
         LibbpfLogCapture log;
         std::optional<SetupStep> step(std::in_place, "open");
         Skel skel(floor_bpf__open());
+        step.reset();
         if (!skel)
             return log.failed(reason, "open", errno);
         const std::vector<FunctionHook> hooks = {
             {skel->progs.fentry_entry, skel->progs.kprobe_entry, &skel->links.kprobe_entry, fn_, false},
             {skel->progs.fexit_exit, skel->progs.kretprobe_exit, &skel->links.kretprobe_exit, fn_, true}};
-        select_hooks(hooks, m);
-        step.emplace("load");
-        if (int err = floor_bpf__load(skel.get()); err)
-            return log.failed(reason, "load", -err);
-        step.emplace("attach");
-        if (m == Mechanism::fentry) {
-            if (int err = floor_bpf__attach(skel.get()); err)
-                return log.attach_failed(reason, -err);
-        } else if (std::string why; !attach_kprobes(hooks, why)) {
-            reason = "attach: " + log.last_or(why);
+        if (!load_and_attach_hooks(skel.get(), hooks, m, floor_bpf__load, floor_bpf__attach, log, reason))
             return false;
-        }
         skel_ = std::move(skel);
         return true;
     }

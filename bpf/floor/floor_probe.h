@@ -22,9 +22,9 @@ inline constexpr KeySpec floor_keys[] = {
 };
 
 inline constexpr std::string_view kFloorIdentity[] = {"probe", "function"};
-inline constexpr RecordType floor_record = {.type = "probe", .kind = "floor", .identity = kFloorIdentity,
-                                            .dimensions = {}, .metrics = kProbeCostMetrics};
-inline constexpr ProbeDecl floor_declaration = {"floor", &floor_record, floor_keys};
+inline constexpr RecordType floor_record = probe_record("floor",
+    {.metrics = kProbeCostMetrics, .identity = kFloorIdentity});
+inline constexpr ProbeDecl floor_declaration = {&floor_record, floor_keys};
 
 std::unique_ptr<Probe> make_floor(const std::string& function, const std::string& mode);
 

@@ -73,11 +73,9 @@ inline constexpr auto kFunclatMetrics = with_probe_cost(kFunclatOwnMetrics);
 inline constexpr std::string_view kFunclatIdentity[] = {"probe", "function"};
 inline constexpr HistogramDecl kFunclatHistograms[] = {{"log2", "ns", HistogramShape::log2},
                                                        {"linear", "", HistogramShape::linear}};
-inline constexpr RecordType funclat_record = {.type = "probe", .kind = "funclat",
-                                              .identity = kFunclatIdentity, .dimensions = {},
-                                              .metrics = kFunclatMetrics,
-                                              .histograms = kFunclatHistograms};
-inline constexpr ProbeDecl funclat_declaration = {"funclat", &funclat_record, funclat_keys};
+inline constexpr RecordType funclat_record = probe_record("funclat",
+    {.metrics = kFunclatMetrics, .identity = kFunclatIdentity, .histograms = kFunclatHistograms});
+inline constexpr ProbeDecl funclat_declaration = {&funclat_record, funclat_keys};
 
 struct FunclatOptions {
     LinearHistogramSpec lin;

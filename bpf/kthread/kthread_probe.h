@@ -31,11 +31,9 @@ inline constexpr MetricDecl kKthreadMetrics[] = {
     {"threads.*.ticks", "ticks", "lower"},
 };
 inline constexpr EntryName kKthreadEntries[] = {{"threads", "comm"}};
-inline constexpr std::string_view kKthreadIdentity[] = {"probe"};
-inline constexpr RecordType kthread_record = {.type = "probe", .kind = "kthread",
-                                              .identity = kKthreadIdentity, .dimensions = {},
-                                              .metrics = kKthreadMetrics, .entries = kKthreadEntries};
-inline constexpr ProbeDecl kthread_declaration = {"kthread", &kthread_record, kthread_keys};
+inline constexpr RecordType kthread_record = probe_record("kthread",
+    {.metrics = kKthreadMetrics, .entries = kKthreadEntries});
+inline constexpr ProbeDecl kthread_declaration = {&kthread_record, kthread_keys};
 
 // NAME matches a kernel thread's comm exactly; "NAME*" matches a prefix.
 std::unique_ptr<Probe> make_kthread(const std::vector<std::string>& names);

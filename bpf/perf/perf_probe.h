@@ -30,10 +30,8 @@ inline constexpr MetricDecl kPerfMetrics[] = {
     {"counters.*.derived.value", "", ""},
 };
 inline constexpr EntryName kPerfCounterEntries[] = {{"counters", "event"}};
-inline constexpr std::string_view kPerfIdentity[] = {"probe"};
-inline constexpr RecordType perf_record = {.type = "probe", .kind = "perf",
-                                           .identity = kPerfIdentity, .dimensions = {},
-                                           .metrics = kPerfMetrics, .entries = kPerfCounterEntries};
-inline constexpr ProbeDecl perf_declaration = {"perf", &perf_record, perf_keys};
+inline constexpr RecordType perf_record = probe_record("perf",
+    {.metrics = kPerfMetrics, .entries = kPerfCounterEntries});
+inline constexpr ProbeDecl perf_declaration = {&perf_record, perf_keys};
 
 } // namespace initbench

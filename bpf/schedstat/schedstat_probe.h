@@ -43,11 +43,8 @@ inline constexpr MetricDecl kSchedstatMetrics[] = {
     {"cpus.*.*", "events", "lower", "amean", false, kSchedstatCpuCounts},
     {"domains.*.deltas.*", "events", "lower", "amean", false, kSchedstatDomainFields},
 };
-inline constexpr std::string_view kSchedstatIdentity[] = {"probe"};
-inline constexpr RecordType schedstat_record = {.type = "probe", .kind = "schedstat",
-                                                .identity = kSchedstatIdentity, .dimensions = {},
-                                                .metrics = kSchedstatMetrics};
-inline constexpr ProbeDecl schedstat_declaration = {"schedstat", &schedstat_record, schedstat_keys};
+inline constexpr RecordType schedstat_record = probe_record("schedstat", {.metrics = kSchedstatMetrics});
+inline constexpr ProbeDecl schedstat_declaration = {&schedstat_record, schedstat_keys};
 
 struct Schedstat {
     int version = 0;

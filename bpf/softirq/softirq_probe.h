@@ -65,14 +65,10 @@ inline constexpr MetricDecl kSoftirqOwnMetrics[] = {
 };
 inline constexpr auto kSoftirqMetrics = with_probe_cost(kSoftirqOwnMetrics);
 inline constexpr EntryName kSoftirqEntries[] = {{"vectors", "vector"}};
-inline constexpr std::string_view kSoftirqIdentity[] = {"probe"};
 inline constexpr HistogramDecl kSoftirqHistograms[] = {{"log2", "ns", HistogramShape::log2}};
-inline constexpr RecordType softirq_record = {.type = "probe", .kind = "softirq",
-                                              .identity = kSoftirqIdentity, .dimensions = {},
-                                              .metrics = kSoftirqMetrics,
-                                              .histograms = kSoftirqHistograms,
-                                              .entries = kSoftirqEntries};
-inline constexpr ProbeDecl softirq_declaration = {"softirq", &softirq_record, softirq_keys};
+inline constexpr RecordType softirq_record = probe_record("softirq",
+    {.metrics = kSoftirqMetrics, .histograms = kSoftirqHistograms, .entries = kSoftirqEntries});
+inline constexpr ProbeDecl softirq_declaration = {&softirq_record, softirq_keys};
 
 std::unique_ptr<Probe> make_softirq();
 

@@ -132,19 +132,8 @@ private:
         const std::vector<FunctionHook> hooks = {
             {skel->progs.fentry_from, skel->progs.kprobe_from, &skel->links.kprobe_from, from_, false},
             {skel->progs.fentry_to, skel->progs.kprobe_to, &skel->links.kprobe_to, to_, false}};
-        step.emplace("target");
-        select_hooks(hooks, m);
-        step.emplace("load");
-        if (int err = span_bpf__load(skel.get()); err)
-            return log.failed(why, "load", -err);
-        step.emplace("attach");
-        if (m == Mechanism::fentry) {
-            if (int err = span_bpf__attach(skel.get()); err)
-                return log.attach_failed(why, -err);
-        } else if (std::string kprobe_why; !attach_kprobes(hooks, kprobe_why)) {
-            why = "attach: " + log.last_or(kprobe_why);
+        if (!load_and_attach_hooks(skel.get(), hooks, m, span_bpf__load, span_bpf__attach, log, why))
             return false;
-        }
         skel_ = std::move(skel);
         return true;
     }

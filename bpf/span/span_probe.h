@@ -54,10 +54,9 @@ inline constexpr MetricDecl kSpanOwnMetrics[] = {
 inline constexpr auto kSpanMetrics = with_probe_cost(kSpanOwnMetrics);
 inline constexpr std::string_view kSpanIdentity[] = {"probe", "from", "to"};
 inline constexpr HistogramDecl kSpanHistograms[] = {{"log2", "ns", HistogramShape::log2}};
-inline constexpr RecordType span_record = {.type = "probe", .kind = "span", .identity = kSpanIdentity,
-                                           .dimensions = {}, .metrics = kSpanMetrics,
-                                           .histograms = kSpanHistograms};
-inline constexpr ProbeDecl span_declaration = {"span", &span_record, span_keys};
+inline constexpr RecordType span_record = probe_record("span",
+    {.metrics = kSpanMetrics, .identity = kSpanIdentity, .histograms = kSpanHistograms});
+inline constexpr ProbeDecl span_declaration = {&span_record, span_keys};
 
 std::unique_ptr<Probe> make_span(const std::string& from, const std::string& to, const std::string& mode);
 

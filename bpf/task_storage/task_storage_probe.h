@@ -65,11 +65,9 @@ inline constexpr MetricDecl kTaskStorageOwnMetrics[] = {
 };
 inline constexpr auto kTaskStorageMetrics = with_probe_cost(kTaskStorageOwnMetrics);
 inline constexpr std::string_view kTaskStorageIdentity[] = {"probe", "function"};
-inline constexpr RecordType task_storage_record = {.type = "probe", .kind = "task_storage_churn",
-                                                   .identity = kTaskStorageIdentity, .dimensions = {},
-                                                   .metrics = kTaskStorageMetrics};
-inline constexpr ProbeDecl task_storage_declaration = {"task_storage_churn", &task_storage_record,
-                                                       task_storage_keys};
+inline constexpr RecordType task_storage_record = probe_record("task_storage_churn",
+    {.metrics = kTaskStorageMetrics, .identity = kTaskStorageIdentity});
+inline constexpr ProbeDecl task_storage_declaration = {&task_storage_record, task_storage_keys};
 
 std::unique_ptr<Probe> make_task_storage_churn(const std::string& on, const std::string& mode);
 

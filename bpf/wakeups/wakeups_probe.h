@@ -39,11 +39,8 @@ inline constexpr MetricDecl kWakeupsOwnMetrics[] = {
     {"dropped", "wake-ups", "lower"},
 };
 inline constexpr auto kWakeupsMetrics = with_probe_cost(kWakeupsOwnMetrics);
-inline constexpr std::string_view kWakeupsIdentity[] = {"probe"};
-inline constexpr RecordType wakeups_record = {.type = "probe", .kind = "wakeups",
-                                              .identity = kWakeupsIdentity, .dimensions = {},
-                                              .metrics = kWakeupsMetrics};
-inline constexpr ProbeDecl wakeups_declaration = {"wakeups", &wakeups_record, wakeups_keys};
+inline constexpr RecordType wakeups_record = probe_record("wakeups", {.metrics = kWakeupsMetrics});
+inline constexpr ProbeDecl wakeups_declaration = {&wakeups_record, wakeups_keys};
 
 std::unique_ptr<Probe> make_wakeups(const std::string& tasks);
 

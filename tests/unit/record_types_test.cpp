@@ -37,10 +37,9 @@ TEST(ProbeCatalog, GathersEveryProbesOwnDeclaration) {
     ASSERT_GE(headers.size(), 6u);
     ASSERT_EQ(std::size(probe_catalog::kDecls), headers.size());
     for (const ProbeDecl* probe : probe_catalog::kDecls) {
-        SCOPED_TRACE(std::string(probe->name));
+        SCOPED_TRACE(std::string(probe->name()));
         EXPECT_EQ(probe->record->type, "probe");
-        EXPECT_EQ(probe->record->kind, probe->name);
-        const RecordType* found = find_record_type("probe", probe->name);
+        const RecordType* found = find_record_type("probe", probe->name());
         ASSERT_NE(found, nullptr);
         EXPECT_EQ(found->metrics.data(), probe->record->metrics.data()); // the probe's own table
         const std::span<const KeySpec> keys = probe->keys;

@@ -24,11 +24,8 @@ inline constexpr MetricDecl kExitsOwnMetrics[] = {
     {"exits", "tasks", "none", "amean", true},
 };
 inline constexpr auto kExitsMetrics = with_probe_cost(kExitsOwnMetrics);
-inline constexpr std::string_view kExitsIdentity[] = {"probe"};
-inline constexpr RecordType exits_record = {.type = "probe", .kind = "exits",
-                                            .identity = kExitsIdentity, .dimensions = {},
-                                            .metrics = kExitsMetrics};
-inline constexpr ProbeDecl exits_declaration = {"exits", &exits_record, exits_keys};
+inline constexpr RecordType exits_record = probe_record("exits", {.metrics = kExitsMetrics});
+inline constexpr ProbeDecl exits_declaration = {&exits_record, exits_keys};
 
 std::unique_ptr<Probe> make_exits();
 
