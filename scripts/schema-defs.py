@@ -3,7 +3,8 @@
 from each payload/X/X_load.h) into docs/schema/defs.schema.json. tests/unit/test_schema.py
 fails until the committed file holds them.
 
-    scripts/schema-defs.py [INITBENCH]     default: build/host/initbench"""
+    scripts/schema-defs.py [INITBENCH]     default: build/host/initbench
+`ninja -C build reference` runs it with build/host/initbench-reference (the same output)."""
 import json
 import subprocess
 import sys
