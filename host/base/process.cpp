@@ -68,13 +68,7 @@ private:
     ::dup2(devnull, 0);
     ::dup2(out, 1);
     ::dup2(err, 2);
-    std::vector<char*> args;
-    for (const auto& a : argv)
-        args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    std::fprintf(stderr, "exec %s: %s\n", args[0], std::strerror(errno));
-    ::_exit(127);
+    exec_or_exit(argv);
 }
 
 void kill_group(pid_t pid) {
@@ -134,6 +128,16 @@ void keep_tail(std::string& text, std::string_view more) {
 }
 
 } // namespace
+
+[[noreturn]] void exec_or_exit(const std::vector<std::string>& argv) {
+    std::vector<char*> args;
+    for (const auto& a : argv)
+        args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    std::fprintf(stderr, "exec %s: %s\n", args[0], std::strerror(errno));
+    ::_exit(127);
+}
 
 ChildOutcome run_child(const ChildRun& run) {
     ChildOutcome out;

@@ -35,4 +35,8 @@ struct ChildOutcome {
 
 ChildOutcome run_child(const ChildRun& run);
 
+// In a forked child: replaces it with argv (execvp: a bare name is looked up in PATH), or
+// says why on stderr and exits 127, as a shell does.
+[[noreturn]] void exec_or_exit(const std::vector<std::string>& argv);
+
 } // namespace initbench

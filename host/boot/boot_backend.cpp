@@ -1,6 +1,8 @@
 // The local boot backend: `initbench run` children, waited for with waitpid.
 #include "host/boot/boot_backend.h"
 
+#include "host/base/process.h"
+
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -62,13 +64,7 @@ public:
             ::prctl(PR_SET_PDEATHSIG, SIGTERM); // never outlive ab
             ::dup2(err, 1);
             ::dup2(err, 2);
-            std::vector<char*> args;
-            for (const auto& a : argv)
-                args.push_back(const_cast<char*>(a.c_str()));
-            args.push_back(nullptr);
-            ::execv(args[0], args.data());
-            std::fprintf(stderr, "exec %s: %s\n", args[0], std::strerror(errno));
-            ::_exit(127);
+            exec_or_exit(argv);
         }
         ::close(err);
         children_[pid] = next_id_;

@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include "tests/unit/unit_folders.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -113,18 +115,13 @@ TEST(LoadRegistry, EveryLoadDescribesItself) {
 // the host's view (the built-in names, the key table), in the same order, with no list by hand.
 TEST(LoadCatalog, GathersEveryLoadsOwnDeclaration) {
     // A load is a folder payload/X/ holding X_load.h; core/ is the framework.
-    std::vector<std::string> headers;
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(INITBENCH_SOURCE_DIR) + "/payload"))
-        if (const std::string x = entry.path().filename().string();
-            entry.is_directory() && std::filesystem::exists(entry.path() / (x + "_load.h")))
-            headers.push_back(x + "_load.h");
-    std::sort(headers.begin(), headers.end());
-    ASSERT_GE(headers.size(), 8u);
-    ASSERT_EQ(load_registry().size(), headers.size());
+    const auto folders = unit_folders(std::string(INITBENCH_SOURCE_DIR) + "/payload", "load");
+    ASSERT_GE(folders.size(), 8u);
+    ASSERT_EQ(load_registry().size(), folders.size());
     std::vector<std::string_view> names;
-    for (size_t i = 0; i < headers.size(); i++) {
+    for (size_t i = 0; i < folders.size(); i++) {
         const LoadSpec& load = *load_registry()[i];
-        EXPECT_EQ(std::string(load.name()) + "_load.h", headers[i]);
+        EXPECT_EQ(load.name(), folders[i]);
         names.push_back(load.name());
         // Its keys are its own (NAME.*), and the key table has each.
         for (const KeySpec& key : load_catalog::kDecls[i]->keys) {

@@ -3,6 +3,7 @@
 // reading records of every version through them, and their agreement with docs/schema/.
 #include "common/config.h"
 #include "common/record_types.h"
+#include "tests/unit/unit_folders.h"
 
 #include <gtest/gtest.h>
 
@@ -28,14 +29,10 @@ std::map<std::string, MeasuredValue> by_name(const json& record) {
 // A probe is its own files: every bpf/X/X_probe.h's declaration reaches the record
 // descriptions and the key table through the generated catalog, with no list by hand.
 TEST(ProbeCatalog, GathersEveryProbesOwnDeclaration) {
-    std::vector<std::string> headers;
     // A probe is a folder bpf/X/ holding X_probe.h; core/ is the framework.
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(INITBENCH_SOURCE_DIR) + "/bpf"))
-        if (const std::string x = entry.path().filename().string();
-            entry.is_directory() && std::filesystem::exists(entry.path() / (x + "_probe.h")))
-            headers.push_back(x + "_probe.h");
-    ASSERT_GE(headers.size(), 6u);
-    ASSERT_EQ(std::size(probe_catalog::kDecls), headers.size());
+    const auto folders = unit_folders(std::string(INITBENCH_SOURCE_DIR) + "/bpf", "probe");
+    ASSERT_GE(folders.size(), 6u);
+    ASSERT_EQ(std::size(probe_catalog::kDecls), folders.size());
     for (const ProbeDecl* probe : probe_catalog::kDecls) {
         SCOPED_TRACE(std::string(probe->name()));
         EXPECT_EQ(probe->record->type, "probe");
