@@ -21,25 +21,16 @@ static void check(size_t need, size_t have) {
         chk_fail();
 }
 
-void *__memcpy_chk(void *dst, const void *src, size_t len, size_t dstlen) {
-    check(len, dstlen);
-    return memcpy(dst, src, len);
-}
-
-void *__memmove_chk(void *dst, const void *src, size_t len, size_t dstlen) {
-    check(len, dstlen);
-    return memmove(dst, src, len);
-}
-
-wchar_t *__wmemcpy_chk(wchar_t *dst, const wchar_t *src, size_t n, size_t dstlen) {
-    check(n, dstlen);
-    return wmemcpy(dst, src, n);
-}
-
-wchar_t *__wmemmove_chk(wchar_t *dst, const wchar_t *src, size_t n, size_t dstlen) {
-    check(n, dstlen);
-    return wmemmove(dst, src, n);
-}
+// glibc's __X_chk(dst, src, n, dstlen) for the copies of n elements: X, once n fits.
+#define CHECKED_COPY(type, plain)                                                      \
+    type *__##plain##_chk(type *dst, const type *src, size_t n, size_t dstlen) {       \
+        check(n, dstlen);                                                              \
+        return plain(dst, src, n);                                                     \
+    }
+CHECKED_COPY(void, memcpy)
+CHECKED_COPY(void, memmove)
+CHECKED_COPY(wchar_t, wmemcpy)
+CHECKED_COPY(wchar_t, wmemmove)
 
 char *__strcpy_chk(char *dst, const char *src, size_t dstlen) {
     check(strlen(src) + 1, dstlen);
