@@ -7,7 +7,8 @@ namespace initbench {
 std::vector<std::string> run_arguments(const BootOptions& o) {
     std::vector<std::string> argv = {"--image", o.image, "--arch",    o.arch,
                                      "--accel", o.accel, "--boot",    o.boot,
-                                     "--clock", o.clock, "--timeout", format_number(o.timeout_s, "%.17g")};
+                                     "--clock", o.clock, "--machine", o.machine,
+                                     "--timeout", format_number(o.timeout_s, "%.17g")};
     if (o.cpus)
         argv.insert(argv.end(), {"--cpus", std::to_string(o.cpus)});
     if (o.memory_mb)

@@ -14,6 +14,7 @@ struct BootOptions {
     std::string accel = "auto";   // auto (KVM only where it really runs guests) | kvm | tcg
     std::string boot = "auto";    // x86_64: auto | pvh | bzimage
     std::string clock = "wall";   // wall | icount
+    std::string machine = "pc";   // x86_64: pc | microvm
     unsigned cpus = 0;            // 0: the experiment's machine.cpus, else 1
     unsigned memory_mb = 0;       // 0: the experiment's machine.memory_mb, else 1024
     double timeout_s = 600;       // seconds before QEMU is stopped

@@ -20,11 +20,20 @@ std::string serial_console(const std::string& arch) {
 std::string kernel_cmdline(const BootSpec& spec) {
     // panic=-1 reboots at once on a panic, and -no-reboot turns that into QEMU's exit.
     std::string cmdline = "console=" + serial_console(spec.arch) + " panic=-1";
+    // Before the user's parameters, so that a tsc_early_khz= of theirs wins.
+    if (spec.model == MachineModel::microvm && spec.tsc_khz)
+        cmdline += " tsc_early_khz=" + std::to_string(*spec.tsc_khz);
     for (const auto& p : spec.params)
         cmdline += " " + cmdline_word(p);
     if (spec.lpj)
         cmdline += " lpj=" + std::to_string(*spec.lpj);
     return cmdline;
+}
+
+std::string machine_model_name(const BootSpec& spec) {
+    if (spec.arch == "aarch64")
+        return "virt";
+    return spec.model == MachineModel::microvm ? "microvm" : "pc";
 }
 
 unsigned max_cpus(const std::string& arch) {
@@ -51,6 +60,8 @@ std::vector<std::string> qemu_argv(const BootSpec& spec) {
     auto add = [&](std::initializer_list<std::string> more) { argv.insert(argv.end(), more); };
     if (spec.arch == "aarch64")
         add({"-machine", spec.cpus > 8 ? "virt,gic-version=3" : "virt"});
+    else if (spec.model == MachineModel::microvm)
+        add({"-machine", "microvm"});
     if (spec.accel == Accel::kvm) {
         add({"-accel", "kvm", "-cpu", "host"});
     } else if (spec.icount) {

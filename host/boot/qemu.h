@@ -12,8 +12,14 @@ namespace initbench {
 
 enum class Accel { tcg, kvm };
 
+// x86_64's machine model. microvm has no PCI bus, no firmware tables to walk and no HPET or PM
+// timer: the kernel boots faster, but cannot calibrate its TSC against a reference under TCG
+// (it hung in 4 boots of 10 here), so it is told the frequency (tsc_early_khz=).
+enum class MachineModel { pc, microvm };
+
 struct BootSpec {
     std::string arch = "x86_64"; // x86_64 | aarch64
+    MachineModel model = MachineModel::pc; // x86_64 only; aarch64 is always virt
     std::string kernel;
     std::string image;
     unsigned cpus = 1;
@@ -24,6 +30,7 @@ struct BootSpec {
     unsigned host_cpus = 0;              // the host's CPUs (0: unknown): TCG's threading follows
     std::vector<std::string> params;     // initbench.KEY=VALUE and any kernel parameter
     std::optional<unsigned long long> lpj; // lpj= after params (host/boot/delay_loop.h)
+    std::optional<unsigned long> tsc_khz;  // microvm: the guest TSC's frequency, tsc_early_khz=
 };
 
 // The most vCPUs QEMU's machine takes: x86_64's pc machine without an IOMMU (x2APIC IDs
@@ -33,6 +40,7 @@ unsigned max_cpus(const std::string& arch);
 std::string qemu_binary(const std::string& arch);
 std::string serial_console(const std::string& arch); // ttyS0 | ttyAMA0
 std::string kernel_cmdline(const BootSpec& spec);
+std::string machine_model_name(const BootSpec& spec); // "pc" | "microvm" | "virt"
 std::vector<std::string> qemu_argv(const BootSpec& spec);
 
 // KVM is usable only if /dev/kvm opens read-write; whether guests then really run is only

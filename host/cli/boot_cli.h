@@ -12,7 +12,7 @@
 
 namespace initbench {
 
-// --image --arch --cpus --memory --accel --boot --clock --timeout --kernel-config.
+// --image --arch --cpus --memory --accel --boot --clock --machine --timeout --kernel-config.
 void add_boot_options(CLI::App& cmd, BootOptions& o);
 
 // A boot as the options and the experiment's parameters describe it, checked before QEMU
@@ -21,5 +21,9 @@ void add_boot_options(CLI::App& cmd, BootOptions& o);
 // accelerator that fit it (icount: TCG and one CPU). Every refusal is the command line's.
 // The kernel is the caller's to set and check (check_kernel_file, choose_kernel_boot).
 Result<RunOptions> plan_boot(const BootOptions& o, const std::vector<std::string>& params, const char* argv0);
+
+// --machine into boot (its arch and clock already set): microvm, with the TSC frequency its
+// kernel is to be told, or why it cannot be booted here.
+Status choose_machine_model(const BootOptions& o, BootSpec& boot);
 
 } // namespace initbench

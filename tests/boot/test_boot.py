@@ -144,6 +144,42 @@ class DefaultProfile(unittest.TestCase):
         self.assertEqual(doc["log"]["status"], "complete")
 
 
+class Microvm(unittest.TestCase):
+    """--machine microvm: the same run on QEMU's machine without PCI or firmware tables, its
+    kernel told the TSC's frequency (it has no timer to calibrate against: without
+    tsc_early_khz= it hung in 4 boots of 10 under TCG)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.r = bootlib.run(SHORT, extra_args=("--machine", "microvm"))
+
+    def test_runs_as_on_pc(self):
+        self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr)
+        assert_clean_end(self, self.r)
+        self.assertEqual(self.r.doc["verdict"], "ok")
+        self.assertEqual([p["phase"] for p in self.r.records("phase")], ["none", "fork"])
+        self.assertTrue(all(p["supported"] for p in self.r.records("probe")), self.r.records("probe"))
+
+    def test_machine_and_its_tsc_recorded(self):
+        host = self.r.doc["host"]
+        self.assertEqual(host["machine"]["model"], "microvm")
+        argv = host["qemu_argv"]
+        self.assertEqual(argv[argv.index("-machine") + 1], "microvm")
+        khz = host["machine"]["tsc_khz"]
+        self.assertIn(f" tsc_early_khz={khz} ", self.r.one("header")["kernel"]["cmdline"])
+        self.assertGreater(khz, 100000)
+
+    def test_guest_clock_keeps_the_hosts_time(self):
+        # Under TCG the guest's TSC is the host's: told a wrong frequency, the guest's clock
+        # would run fast or slow against QEMU's wall time (2x off: a ratio near 0.4 or 1.6).
+        # Its uptime at the end record is the host's time to that record less QEMU's start.
+        end = self.r.one("end")
+        guest = self.r.one("header")["kernel"]["uptime_at_init_s"] + end["overhead"]["run_s"]
+        host = self.r.doc["host"]["wall"]["end_record_s"]
+        self.assertGreater(guest / host, 0.6, (guest, host))
+        self.assertLess(guest / host, 1.05, (guest, host))
+
+
 class BadParameters(unittest.TestCase):
     """Each kind of bad parameter: an error record naming the key, the end record, and a
     clean power-off — never a kernel panic."""

@@ -204,6 +204,44 @@ TEST(QemuArgv, LpjFollowsTheParameters) {
     EXPECT_TRUE(kernel_cmdline(s).ends_with(" quiet lpj=7999996"));
 }
 
+// microvm has no timer to calibrate the TSC against: its kernel is told the frequency, before
+// the user's parameters so that theirs wins.
+TEST(QemuArgv, MicrovmIsToldItsTscFrequency) {
+    BootSpec s = spec("x86_64");
+    s.model = MachineModel::microvm;
+    s.tsc_khz = 2096033;
+    s.params = {"quiet"};
+    const auto argv = qemu_argv(s);
+    EXPECT_TRUE(has_pair(argv, "-machine", "microvm"));
+    EXPECT_TRUE(contains(arg_after(argv, "-append"), "panic=-1 tsc_early_khz=2096033 quiet"));
+    EXPECT_EQ(machine_model_name(s), "microvm");
+    EXPECT_EQ(machine_model_name(spec("x86_64")), "pc");
+    EXPECT_EQ(machine_model_name(spec("aarch64")), "virt");
+}
+
+TEST(BootOptions, MicrovmTscFromTheClockOrTheHost) {
+    BootOptions o;
+    o.machine = "microvm";
+    BootSpec icount;
+    icount.icount = true;
+    ASSERT_TRUE(choose_machine_model(o, icount).ok());
+    EXPECT_EQ(icount.model, MachineModel::microvm);
+    EXPECT_EQ(icount.tsc_khz, 1000000UL); // a tick per nanosecond of virtual time
+    BootSpec wall;
+    if (auto st = choose_machine_model(o, wall); st.ok())
+        EXPECT_GT(*wall.tsc_khz, 100000UL) << "the host's TSC, in kHz"; // above 100 MHz
+    else
+        EXPECT_NE(st.error().message().find("TSC frequency is not known"), std::string::npos) << st.error().message();
+    o.arch = "aarch64";
+    auto refused = choose_machine_model(o, wall);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message().find("boots virt"), std::string::npos);
+    BootSpec pc;
+    o.machine = "pc";
+    ASSERT_TRUE(choose_machine_model(o, pc).ok());
+    EXPECT_EQ(pc.model, MachineModel::pc);
+    EXPECT_FALSE(pc.tsc_khz);
+}
 
 TEST(BootOptions, RunArgumentsReadBackThroughTheOneDeclaration) {
     BootOptions given;
@@ -212,6 +250,7 @@ TEST(BootOptions, RunArgumentsReadBackThroughTheOneDeclaration) {
     given.accel = "kvm";
     given.boot = "bzimage";
     given.clock = "icount";
+    given.machine = "microvm";
     given.cpus = 3;
     given.memory_mb = 2048;
     given.timeout_s = 12.5;
@@ -227,6 +266,7 @@ TEST(BootOptions, RunArgumentsReadBackThroughTheOneDeclaration) {
     EXPECT_EQ(read.accel, given.accel);
     EXPECT_EQ(read.boot, given.boot);
     EXPECT_EQ(read.clock, given.clock);
+    EXPECT_EQ(read.machine, given.machine);
     EXPECT_EQ(read.cpus, given.cpus);
     EXPECT_EQ(read.memory_mb, given.memory_mb);
     EXPECT_EQ(read.timeout_s, given.timeout_s);
