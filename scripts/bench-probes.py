@@ -9,6 +9,7 @@ counted per call of the load, and funclat's cost as a multiple of the floor's by
 mechanism; for funclat also the cost its record gives (the kernel's BPF run
 statistics: its programs' run time per event) and its ratio to the cost measured here; then one
 more boot with funclat and bpftrace attached together compares their counts of the same calls.
+span and wakeups are set against their own floors (OTHERS below says how).
 
   scripts/bench-probes.py [--kernel VMLINUZ] [--clock icount|wall] [--duration S]
                           [--cli BUILD/host/initbench] [--image BASE.cpio.gz] [--no-bpftrace]
@@ -58,20 +59,82 @@ EXIT /@start[tid]/ {
 BPFTRACE_MODES = {"kfunc": ("kfunc", "kretfunc"), "kprobe": ("kprobe", "kretprobe")}
 
 
-def boot(cli, kernel, clock, duration, extra, run_args=()):
+def boot(cli, kernel, clock, duration, extra, run_args=(), load="syscall", calls_per_op=1024):
+    """One boot of `load` with the probes `extra` asks for (the profile's funclat is off unless
+    asked for): calls of the load per second, its calls, its first probe record and its
+    background record; probe_records() then has every probe record of the boot."""
+    global last_probes
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "r.json"
-        params = ["initbench.phases=syscall", "initbench.workers=1", f"initbench.duration={duration}",
-                  "initbench.warmup=0.5", "nokaslr", "norandmaps", *extra]
+        own_funclat = any(p.startswith("initbench.funclat=") for p in extra)
+        params = [f"initbench.phases={load}", "initbench.workers=1", f"initbench.duration={duration}",
+                  "initbench.warmup=0.5", *([] if own_funclat else ["initbench.funclat="]), "nokaslr",
+                  "norandmaps", *extra]
         subprocess.run([cli, "run", "--kernel", kernel, "--accel", "tcg", "--clock", clock, "--quiet",
                         *run_args, "--out", str(out), "--", *params], check=True)
         doc = json.loads(out.read_text())
     phase = [r for r in doc["records"] if r["type"] == "phase"][0]
     probe = [r for r in doc["records"] if r["type"] == "probe"]
     background = [r for r in doc["records"] if r["type"] == "background"]
-    calls = phase["ops"] * 1024
+    calls = phase["ops"] * calls_per_op
     rate = calls / phase["duration_s"]
+    last_probes = probe
     return rate, calls, (probe[0] if probe else None), (background[0] if background else None)
+
+
+last_probes = []
+
+
+# The other probes against their floors. span hooks the entry of two functions: on the
+# syscall load, span=F:F with F the function funclat's rows hook, both its programs run once a
+# call, and the floor is an empty entry program twice on F. wakeups hooks the sched_wakeup
+# tracepoint, and its floor is an empty tp_btf program there; no load here wakes a task once an
+# operation as fast as it can (pipe's writer fills the pipe before its reader runs, sleep's are
+# timed), so its cost per event cannot be measured by subtraction, and its row compares the
+# programs' own run time (the kernel's BPF statistics, without the trampoline both pay).
+# Each row: the probe, its load, its parameter, its floor's parameter, the events its record
+# counts, and whether the cost can be measured by subtraction.
+OTHERS = [
+    ("span", "syscall", f"initbench.span={FUNCTION}:{FUNCTION}",
+     f"initbench.floor=entry:{FUNCTION},entry:{FUNCTION}", lambda r: r["count"], True),
+    ("wakeups", "pipe", "initbench.wakeups", "initbench.floor=tp_btf:sched_wakeup", lambda r: r["wakeups"], False),
+]
+
+
+def other_rows(a, kernel):
+    """For each of OTHERS: its load alone, with the floor, with the probe; the cost per event
+    of each, and the probe's as a multiple of the floor's (measured, or else recorded)."""
+    rows = []
+    for name, load, probe_param, floor_param, events_of, subtract in OTHERS:
+        per_op = 1024 if load == "syscall" else 1
+        base_rate, _, _, _ = boot(a.cli, kernel, a.clock, a.duration, [], load=load, calls_per_op=per_op)
+        base_ns = 1e9 / base_rate
+        rows.append((f"{load}, no probe", base_ns, None, None, None, None, None, None))
+        floor = None
+        for what, param in (("floor", floor_param), (name, probe_param)):
+            rate, calls, _, _ = boot(a.cli, kernel, a.clock, a.duration, [param], load=load, calls_per_op=per_op)
+            records = [r for r in last_probes if r["probe"] == what]
+            if not records or not all(r.get("supported") for r in records):
+                why = "; ".join(r.get("reason", "") for r in records) or "no record"
+                rows.append((f"{what} ({load})", None, None, None, None, None, why, None))
+                break
+            ns = 1e9 / rate
+            # The floor's events: the runs of one of its programs (each runs once an event).
+            events = (min(p["runs"] for r in records for p in r["cost"]["programs"])
+                      if what == "floor" else events_of(records[0]))
+            measured = cost_per_event(ns, base_ns, events, calls) if subtract else None
+            recorded = (sum(r["cost"]["ns"] for r in records) / events
+                        if events and all(r["cost"].get("supported") for r in records) else None)
+            if what == "floor":
+                floor = measured if subtract else recorded
+                times_floor = None
+            else:
+                mine = measured if subtract else recorded
+                times_floor = mine / floor if floor and mine else None
+            mechanism = ", ".join(sorted({r["mechanism"] for r in records}))
+            label = f"{what} {mechanism} ({load}{'' if subtract else ', run time'})"
+            rows.append((label, ns, measured, recorded, events, calls, None, times_floor))
+    return rows
 
 
 def bpftrace_kit(tmp: Path) -> Path:
@@ -150,6 +213,7 @@ def main():
                 floors[probe["mechanism"]] = per_event
             times_floor = per_event / floors[probe["mechanism"]] if floors.get(probe["mechanism"]) else None
             rows.append((f"{name} {probe['mechanism']}", ns, per_event, recorded, events, calls, None, times_floor))
+    rows += other_rows(a, kernel)
     if not a.no_bpftrace:
         binary = shutil.which("bpftrace")
         if not binary:
@@ -187,14 +251,14 @@ def main():
                                                                   "initbench.attach=fentry"])
             same_window = (probe["count"], window_count(background), calls)
     print(f"clock {a.clock}, kernel {Path(kernel).name}, {FUNCTION}")
-    print(f"{'setup':28} {'ns/call':>9} {'probe ns/event':>15} {'record ns/event':>16} {'record/measured':>16} "
+    print(f"{'setup':44} {'ns/call':>9} {'probe ns/event':>15} {'record ns/event':>16} {'record/measured':>16} "
           f"{'events':>10} {'calls':>10} {'events/calls':>13} {'x floor':>8}")
     blank = lambda w: " " * w
     for name, ns, cost, recorded, events, calls, why, times_floor in rows:
         if ns is None:
-            print(f"{name:28} unsupported: {why}")
+            print(f"{name:44} unsupported: {why}")
             continue
-        print(f"{name:28} {ns:9.1f} {blank(15) if cost is None else f'{cost:15.1f}'}"
+        print(f"{name:44} {ns:9.1f} {blank(15) if cost is None else f'{cost:15.1f}'}"
               f" {blank(16) if recorded is None else f'{recorded:16.1f}'}"
               f" {blank(16) if recorded is None or not cost else f'{recorded / cost:16.3f}'}"
               + ("" if events is None else f" {events:10d} {calls:10d} {events / calls:13.4f}")

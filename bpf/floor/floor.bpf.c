@@ -13,3 +13,7 @@ static __always_inline int nothing(void) { return 0; }
 
 ENTRY_HOOKS(entry, nothing)
 EXIT_HOOKS(exit, nothing)
+
+/* A raw tracepoint's floor (wakeups' tp_btf/sched_wakeup): the loader names the tracepoint. */
+SEC("tp_btf")
+int BPF_PROG(tp_btf_nothing) { return nothing(); }

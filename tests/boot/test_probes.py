@@ -266,7 +266,8 @@ class ProbeFallbacks(unittest.TestCase):
         ratios = {}
         for mode in ("fentry", "kprobe"):
             r = bootlib.run(*FORK, "initbench.funclat=kernel_clone", f"initbench.attach={mode}",
-                            "initbench.task_storage_churn.on=kernel_clone", "initbench.floor=kernel_clone")
+                            "initbench.task_storage_churn.on=kernel_clone",
+                            "initbench.floor=kernel_clone,entry:kernel_clone,tp_btf:sched_wakeup")
             self.assertEqual(r.code, 0, r.stdout + r.stderr)
             f = probe(r, "funclat", "fork")
             self.assertTrue(f["supported"], f.get("reason"))
@@ -277,7 +278,8 @@ class ProbeFallbacks(unittest.TestCase):
             self.assertEqual(t["mechanism"], mode, t)
             self.assertEqual(t["created"], t["deleted"])
             ratios["churn " + mode] = t["created"] / fork_ops(r)
-            self.check_floor(probe(r, "floor", "fork"), f, mode)
+            self.check_floor(probe(r, "floor", "fork", "kernel_clone"), f, mode)
+            self.check_other_floors(r, f, mode)
         # Both count every fork of the load (the load counts after its fork returns).
         for mode, ratio in ratios.items():
             self.assertAlmostEqual(ratio, 1.0, delta=0.1, msg=f"{mode}: {ratios}")
@@ -294,11 +296,27 @@ class ProbeFallbacks(unittest.TestCase):
         self.assertAlmostEqual(runs_of(floor["cost"], entry), runs, delta=5 + 0.01 * runs)
         self.assertLess(floor["cost"]["ns_per_run"], funclat["cost"]["ns_per_run"], (floor["cost"], funclat["cost"]))
 
+    def check_other_floors(self, r, funclat, mode):
+        """The floor at a function's entry alone runs its entry program only, on the same
+        calls; the one on a raw tracepoint is tp_btf whatever attach says, and runs on each
+        wake-up of the load's parent by its child's exit."""
+        entry = {"fentry": "fentry_entry", "kprobe": "kprobe_entry"}[mode]
+        alone = probe(r, "floor", "fork", "entry:kernel_clone")
+        self.assertTrue(alone["supported"], alone.get("reason"))
+        self.assertEqual(alone["mechanism"], mode)
+        self.assertEqual({p["name"] for p in alone["cost"]["programs"]}, {entry})
+        runs = runs_of(funclat["cost"], entry)
+        self.assertAlmostEqual(runs_of(alone["cost"], entry), runs, delta=5 + 0.01 * runs)
+        tp = probe(r, "floor", "fork", "tp_btf:sched_wakeup")
+        self.assertTrue(tp["supported"], tp.get("reason"))
+        self.assertEqual(tp["mechanism"], "tp_btf/sched_wakeup")
+        self.assertGreater(runs_of(tp["cost"], "tp_btf_nothing"), 0.5 * fork_ops(r))
+
     def test_missing_function_is_unsupported_and_the_run_completes(self):
         # task_mm_cid_work does not exist in 6.1 (it came with 6.4's mm_cid). Neither does the
         # churn's function: that one is an error (the churn is the load), yet the phases run.
         r = bootlib.run(*FORK, "initbench.funclat=task_mm_cid_work,kernel_clone",
-                        "initbench.task_storage_churn.on=ib_no_such_function")
+                        "initbench.task_storage_churn.on=ib_no_such_function", "initbench.floor=tp_btf:ib_no_such")
         self.assertEqual(r.code, 1, r.stdout + r.stderr)
         self.assertEqual(r.records("end")[0]["status"], "error")
         errors = [e for e in r.records("error") if e["what"] == "probe task_storage_churn"]
@@ -314,6 +332,9 @@ class ProbeFallbacks(unittest.TestCase):
         present = [p for p in r.records("probe") if p.get("function") == "kernel_clone" and p["phase"] == "fork"][0]
         self.assertGreater(present["count"], 0)
         self.assertTrue(any(w["what"].startswith("probe funclat") for w in r.records("warning")))
+        no_tracepoint = probe(r, "floor", "fork", "tp_btf:ib_no_such")
+        self.assertFalse(no_tracepoint["supported"])
+        self.assertEqual(no_tracepoint["reason"], "tp_btf/ib_no_such: the kernel's BTF has no tracepoint ib_no_such")
 
 
 if __name__ == "__main__":
