@@ -31,7 +31,10 @@ static __always_inline int on_entry(void) {
     if (!h)
         return 0;
     h->entries++;
-    if (bpf_map_update_elem(&calls, &tid, &c, BPF_ANY) != 0)
+    struct call *slot = bpf_map_lookup_elem(&calls, &tid);
+    if (slot)
+        *slot = c;
+    else if (bpf_map_update_elem(&calls, &tid, &c, BPF_ANY) != 0)
         h->missed++;
     return 0;
 }
@@ -60,12 +63,12 @@ static __always_inline void count(struct funclat_hist *h, __u64 d) {
 static __always_inline int on_exit(void) {
     __u32 tid = (__u32)bpf_get_current_pid_tgid();
     struct call *c = bpf_map_lookup_elem(&calls, &tid);
-    if (!c)
+    if (!c || !c->start) /* a call that began before the probe attached */
         return 0;
     __u64 d = bpf_ktime_get_ns() - c->start;
     __u64 off = c->out_total;
     __u32 switches = c->switches;
-    bpf_map_delete_elem(&calls, &tid);
+    c->start = 0; /* the slot stays for the thread's next call (funclat_calls.bpf.h) */
 
     struct funclat_hist *h = this_cpu_hist();
     if (!h)

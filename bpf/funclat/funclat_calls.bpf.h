@@ -19,8 +19,13 @@ struct call {
     __u32 switches;
 };
 
+/* A thread's slot stays after its call returns (start = 0) and is written in place by its
+ * next call: a hash insert and delete a call cost more than the rest of funclat's work
+ * (under icount, 28 900 ns a call against 18 800 in place). LRU, so that threads that
+ * come and go (a fork load's children) cannot fill the map: the least recently used slot,
+ * never one whose call is in flight unless 16384 threads have called since, is reused. */
 struct {
-    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(type, BPF_MAP_TYPE_LRU_HASH);
     __uint(max_entries, FUNCLAT_MAX_THREADS);
     __type(key, __u32); /* thread id */
     __type(value, struct call);
@@ -30,7 +35,7 @@ struct {
 static __always_inline void account_switch(__u32 prev_tid, __u32 next_tid, bool preempted) {
     __u64 now = bpf_ktime_get_ns();
     struct call *c = bpf_map_lookup_elem(&calls, &prev_tid);
-    if (c && (subtract == FUNCLAT_SUBTRACT_OFFCPU || preempted)) {
+    if (c && c->start && (subtract == FUNCLAT_SUBTRACT_OFFCPU || preempted)) {
         c->out_since = now;
         c->switches++;
     }
