@@ -21,9 +21,10 @@ struct call {
 
 /* A thread's slot stays after its call returns (start = 0) and is written in place by its
  * next call: a hash insert and delete a call cost more than the rest of funclat's work
- * (under icount, 28 900 ns a call against 18 800 in place). LRU, so that threads that
- * come and go (a fork load's children) cannot fill the map: the least recently used slot,
- * never one whose call is in flight unless 16384 threads have called since, is reused. */
+ * (under icount, 28 900 ns a call against 18 900 in place). LRU, so that threads that
+ * come and go (a fork load's children) cannot fill the map: once it is full, the kernel
+ * reuses the slots it has seen least used (and a call in flight that loses its slot then
+ * goes uncounted, which takes more than FUNCLAT_MAX_THREADS threads calling). */
 struct {
     __uint(type, BPF_MAP_TYPE_LRU_HASH);
     __uint(max_entries, FUNCLAT_MAX_THREADS);
