@@ -123,7 +123,9 @@ DelayLoop tcg_delay_loop(const BootSpec& spec, const std::string& kernel_config)
     if (!hz)
         return without(config + " sets no CONFIG_HZ");
     std::string why_not;
-    const auto tsc_khz = host_tsc_khz(why_not);
+    // microvm's kernel is told the TSC's frequency (measured when the boot was planned): the
+    // delay loop follows that same figure.
+    const auto tsc_khz = spec.tsc_khz ? std::optional<double>(*spec.tsc_khz) : host_tsc_khz(why_not);
     if (!tsc_khz)
         return without(why_not);
     d.lpj = tsc_lpj(*tsc_khz, *hz);

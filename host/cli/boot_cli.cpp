@@ -63,8 +63,9 @@ void add_boot_options(CLI::App& cmd, BootOptions& o) {
         ->check(CLI::IsMember({"wall", "icount"}))
         ->capture_default_str();
     cmd.add_option("--machine", o.machine,
-                   "x86_64's machine model: microvm (no PCI, no firmware tables) boots faster and is told the "
-                   "TSC's frequency (tsc_early_khz=), as it has no timer to calibrate against")
+                   "x86_64's machine model: microvm has no PCI bus or firmware tables (its kernel comes up a "
+                   "little faster) and no timer to calibrate the TSC against, so it is told the TSC's frequency "
+                   "(tsc_early_khz=)")
         ->check(CLI::IsMember({"pc", "microvm"}))
         ->capture_default_str();
     cmd.add_option("--timeout", o.timeout_s, "Seconds before QEMU is stopped (per boot)")

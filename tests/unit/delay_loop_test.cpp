@@ -96,6 +96,14 @@ TEST_F(DelayLoopFiles, OnlyABootWhoseCpusCalibrateGetsOne) {
         EXPECT_FALSE(d.lpj);
         EXPECT_EQ(d.facts["why"].get<std::string>().find(why_not), 0u) << d.facts.dump();
     }
+    // microvm's kernel is told a TSC frequency: the delay loop follows the same figure.
+    BootSpec told = two_cpus(kernel);
+    told.model = MachineModel::microvm;
+    told.tsc_khz = 3000000;
+    const auto follows = tcg_delay_loop(told, "");
+    ASSERT_TRUE(follows.lpj) << follows.facts.dump();
+    EXPECT_EQ(*follows.lpj, 3000000ULL * 1000 / 250);
+    EXPECT_EQ(follows.facts["tsc_khz"], 3000000);
     // --kernel-config wins over the file beside the kernel.
     const auto hz1000 = file("hz1000.config", "CONFIG_HZ=1000\n");
     const auto with_config = tcg_delay_loop(two_cpus(kernel), hz1000);
