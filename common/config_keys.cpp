@@ -12,6 +12,7 @@
 #include "load_catalog.h"
 #include "probe_catalog.h"
 
+#include <algorithm>
 
 namespace initbench {
 
@@ -158,6 +159,10 @@ constexpr KeySpec kGeneralKeys[] = {
 };
 
 } // namespace
+
+static_assert(std::all_of(std::begin(load_catalog::kDecls), std::end(load_catalog::kDecls),
+                          [](const LoadDecl* d) { return shows_its_own_keys(*d); }),
+              "a load shows a parameter that is not one of its own count, seconds or choice keys");
 
 const LoadDecl* find_load_decl(std::string_view name) {
     for (const LoadDecl* load : load_catalog::kDecls)

@@ -16,14 +16,13 @@
 namespace initbench {
 
 // One parameter as the load's phase records show it in load.params, beside "workers" (every
-// load's). The results schema's load_params is generated from these (`initbench schema`).
+// load's): the value of one of the load's own keys, under the record's name for it. Its type,
+// range, choices and description are that key's, written once; the results schema's
+// load_params is generated from them (`initbench schema`). A load leaves a count out of its
+// record when the key sets it to 0 (off), so a shown count is at least 1.
 struct ShownParam {
-    enum class Type { count, seconds, text, choice };
     std::string_view name;
-    Type type = Type::count;
-    std::string_view choices = {}; // Type::choice: the values, '|' between them
-    uint64_t min = 1, max = 0;     // Type::count: its range (max 0: none)
-    std::string_view help = {};    // when the name alone does not say it
+    std::string_view key; // one of LoadDecl::keys (the catalog checks it when it compiles)
 };
 
 struct LoadDecl {
@@ -35,6 +34,25 @@ struct LoadDecl {
     std::string_view sweep = "";
     std::string_view help = {}; // what it does, in a line
 };
+
+// The key a shown parameter shows: the one of decl.keys it names, or null.
+constexpr const KeySpec* shown_key(const LoadDecl& decl, const ShownParam& shown) {
+    for (const KeySpec& key : decl.keys)
+        if (key.name == shown.key)
+            return &key;
+    return nullptr;
+}
+
+// Whether every parameter the load shows is one of its keys of a kind a record can show
+// (a count, seconds or one of some choices).
+constexpr bool shows_its_own_keys(const LoadDecl& decl) {
+    for (const ShownParam& shown : decl.shown) {
+        const KeySpec* key = shown_key(decl, shown);
+        if (!key || (key->kind != Kind::uint && key->kind != Kind::seconds && key->kind != Kind::enumeration))
+            return false;
+    }
+    return true;
+}
 
 // The load's declaration by name; null for a name no built-in load has.
 const LoadDecl* find_load_decl(std::string_view name);

@@ -18,22 +18,33 @@
 namespace initbench {
 namespace {
 
-nlohmann::json property(const ShownParam& d) {
-    switch (d.type) {
-    case ShownParam::Type::count: {
-        nlohmann::json p{{"type", "integer"}, {"minimum", d.min}};
-        if (d.max)
-            p["maximum"] = d.max;
-        return p;
+// The schema of a parameter that shows `key`: its kind and range. A load leaves a count out
+// of its record at 0, so a count's minimum is at least 1.
+nlohmann::json property(const KeySpec& key) {
+    switch (key.kind) {
+    case Kind::uint:
+        return {{"type", "integer"}, {"minimum", std::max<uint64_t>(key.umin, 1)}, {"maximum", key.umax}};
+    case Kind::seconds:
+        return {{"type", "number"}, {"minimum", key.min}, {"maximum", key.max}};
+    default: { // Kind::enumeration: the catalog allows no other kind (shows_its_own_keys)
+        nlohmann::json choices = nlohmann::json::array();
+        for (std::string_view choice : split_on(key.choices, '|'))
+            choices.push_back(std::string(choice));
+        return {{"enum", choices}};
     }
-    case ShownParam::Type::seconds:
-        return {{"type", "number"}, {"exclusiveMinimum", 0}};
-    case ShownParam::Type::text:
-        return {{"$ref", "#/$defs/nonempty_text"}};
-    case ShownParam::Type::choice:
-        return {{"enum", nlohmann::json::array()}};
     }
-    return {};
+}
+
+// Widens `p` to take what `more` takes too: two loads that show a parameter of one name.
+void widen(nlohmann::json& p, const nlohmann::json& more) {
+    if (p.contains("enum")) {
+        for (const auto& value : more["enum"])
+            if (std::find(p["enum"].begin(), p["enum"].end(), value) == p["enum"].end())
+                p["enum"].push_back(value);
+        return;
+    }
+    p["minimum"] = std::min(p["minimum"], more["minimum"]);
+    p["maximum"] = std::max(p["maximum"], more["maximum"]);
 }
 
 std::string joined(const std::vector<std::string>& parts) {
@@ -107,27 +118,21 @@ nlohmann::json metrics_object(const RecordType& t) {
 Result<nlohmann::json> load_params_schema() {
     nlohmann::json properties{{"workers", {{"type", "integer"}, {"minimum", 1}}}};
     std::map<std::string, std::vector<std::string>> notes; // a name's per-load descriptions
-    std::map<std::string, ShownParam::Type> types;
+    std::map<std::string, Kind> kinds;
     for (std::string_view load : builtin_load_names()) {
         const LoadDecl* decl = find_load_decl(load);
         for (const ShownParam& d : decl->shown) {
             const std::string name(d.name);
-            if (auto t = types.find(name); t != types.end() && t->second != d.type)
+            const KeySpec& key = *shown_key(*decl, d);
+            if (auto k = kinds.find(name); k != kinds.end() && k->second != key.kind)
                 return Error{name + ": " + std::string(load) + " shows it as another type than an earlier load"};
-            types[name] = d.type;
+            kinds[name] = key.kind;
             auto& p = properties[name];
             if (p.is_null())
-                p = property(d);
-            if (d.type == ShownParam::Type::choice) {
-                for (std::string_view choice : split_on(d.choices, '|')) {
-                    const std::string value(choice);
-                    if (std::find(p["enum"].begin(), p["enum"].end(), value) == p["enum"].end())
-                        p["enum"].push_back(value);
-                }
-                notes[name].push_back(std::string(load) + ": " + std::string(d.choices));
-            } else if (!d.help.empty()) {
-                notes[name].push_back(std::string(d.help));
-            }
+                p = property(key);
+            else
+                widen(p, property(key));
+            notes[name].push_back(std::string(key.help) + " [" + std::string(key.name) + "]");
         }
     }
     for (const auto& [name, parts] : notes)

@@ -85,11 +85,12 @@ bool declared(const LoadDecl& decl, const std::string& name, const nlohmann::jso
     for (const ShownParam& d : decl.shown) {
         if (d.name != name)
             continue;
-        if (d.type != ShownParam::Type::choice)
+        const KeySpec* key = shown_key(decl, d);
+        if (key->kind != Kind::enumeration)
             return true;
         if (!value.is_string())
             return false;
-        const std::vector<std::string_view> choices = split_on(d.choices, '|');
+        const std::vector<std::string_view> choices = split_on(key->choices, '|');
         return std::find(choices.begin(), choices.end(), value.get<std::string>()) != choices.end();
     }
     return false;

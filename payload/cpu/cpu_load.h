@@ -13,7 +13,7 @@ inline constexpr KeySpec cpu_keys[] = {
 };
 
 inline constexpr ShownParam cpu_shown[] = {
-    {"cpu_load_pct", ShownParam::Type::count, {}, 1, 100, "cpu: the share of every 10 ms slice each worker spins (cpu.load)"},
+    {"cpu_load_pct", "cpu.load"},
 };
 
 inline constexpr LoadDecl cpu_declaration = {

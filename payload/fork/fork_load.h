@@ -13,8 +13,7 @@ inline constexpr KeySpec fork_keys[] = {
 };
 
 inline constexpr ShownParam fork_shown[] = {
-    {"fork_spin_us", ShownParam::Type::count, {}, 1, 1000000,
-     "fork: the microseconds each operation also spins (fork.spin_us; absent when 0)"},
+    {"fork_spin_us", "fork.spin_us"},
 };
 
 inline constexpr LoadDecl fork_declaration = {

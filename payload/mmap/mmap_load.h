@@ -12,7 +12,7 @@ inline constexpr KeySpec mmap_keys[] = {
 };
 
 inline constexpr ShownParam mmap_shown[] = {
-    {"size_kb", ShownParam::Type::count, {}, 4, 0, "mmap: KiB mapped, touched page by page and unmapped per operation"},
+    {"size_kb", "mmap.size_kb"},
 };
 
 inline constexpr LoadDecl mmap_declaration = {

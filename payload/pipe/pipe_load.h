@@ -20,9 +20,9 @@ inline constexpr KeySpec pipe_keys[] = {
 };
 
 inline constexpr ShownParam pipe_shown[] = {
-    {"fds", ShownParam::Type::count},
-    {"msg_size", ShownParam::Type::count},
-    {"mode", ShownParam::Type::choice, "pipe|socket"},
+    {"fds", "pipe.fds"},
+    {"msg_size", "pipe.msg_size"},
+    {"mode", "pipe.mode"},
 };
 
 inline constexpr LoadDecl pipe_declaration = {

@@ -21,12 +21,8 @@ inline constexpr KeySpec sleep_keys[] = {
 };
 
 inline constexpr ShownParam sleep_shown[] = {
-    {"sleepers", ShownParam::Type::count},
-    {"mode", ShownParam::Type::choice, "thread|process"},
-    {"interval_s", ShownParam::Type::seconds},
-    {"random_s", ShownParam::Type::count, {}, 1, 0,
-     "sleep: each sleep a random whole number of seconds from 0 to random_s - 1 (sleep.random), instead of interval_s"},
-    {"syscall", ShownParam::Type::text},
+    {"sleepers", "sleep.tasks"},  {"mode", "sleep.mode"},       {"interval_s", "sleep.interval"},
+    {"random_s", "sleep.random"}, {"syscall", "sleep.syscall"},
 };
 
 inline constexpr LoadDecl sleep_declaration = {

@@ -12,7 +12,7 @@ inline constexpr KeySpec syscall_keys[] = {
 };
 
 inline constexpr ShownParam syscall_shown[] = {
-    {"syscall", ShownParam::Type::text},
+    {"syscall", "syscall.name"},
 };
 
 inline constexpr LoadDecl syscall_declaration = {

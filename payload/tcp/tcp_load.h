@@ -17,7 +17,7 @@ inline constexpr KeySpec tcp_keys[] = {
 };
 
 inline constexpr ShownParam tcp_shown[] = {
-    {"msg_size", ShownParam::Type::count},
+    {"msg_size", "tcp.msg_size"},
 };
 
 inline constexpr LoadDecl tcp_declaration = {

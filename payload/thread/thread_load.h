@@ -17,8 +17,8 @@ inline constexpr KeySpec thread_keys[] = {
 };
 
 inline constexpr ShownParam thread_shown[] = {
-    {"threads", ShownParam::Type::count},
-    {"mode", ShownParam::Type::choice, "batch|continuous"},
+    {"threads", "thread.threads"},
+    {"mode", "thread.mode"},
 };
 
 inline constexpr LoadDecl thread_declaration = {

@@ -224,6 +224,39 @@ TEST(LoadParams, ShownAsDeclared) {
     EXPECT_EQ(p.shown, (nlohmann::json{{"threads", 4}, {"undeclared", {{"mode", "sometimes"}, {"stack_kb", 8}}}}));
 }
 
+// The results schema's load_params (generated from the shown parameters' keys; the `schema`
+// test checks the committed file is what the generator writes) takes every value each load's
+// key allows, also where two loads show one name with other ranges (pipe's and tcp's
+// msg_size), and a count's upper end is the widest key's.
+TEST(LoadParams, SchemaTakesWhatEveryKeyAllows) {
+    auto text = read_file(std::string(INITBENCH_SOURCE_DIR) + "/docs/schema/defs.schema.json");
+    ASSERT_TRUE(text);
+    const nlohmann::json params = nlohmann::json::parse(text.value())["$defs"]["load_params"]["properties"];
+    std::map<std::string, uint64_t> widest;
+    for (const LoadDecl* decl : load_catalog::kDecls)
+        for (const ShownParam& shown : decl->shown) {
+            SCOPED_TRACE(std::string(decl->name) + ": " + std::string(shown.name));
+            const KeySpec& key = *shown_key(*decl, shown);
+            const nlohmann::json& p = params[std::string(shown.name)];
+            if (key.kind == Kind::enumeration) {
+                for (std::string_view choice : split_on(key.choices, '|'))
+                    EXPECT_NE(std::find(p["enum"].begin(), p["enum"].end(), std::string(choice)), p["enum"].end())
+                        << choice;
+            } else if (key.kind == Kind::seconds) {
+                EXPECT_LE(p["minimum"].get<double>(), key.min);
+                EXPECT_GE(p["maximum"].get<double>(), key.max);
+            } else {
+                EXPECT_EQ(p["type"], "integer");
+                EXPECT_LE(p["minimum"].get<uint64_t>(), std::max<uint64_t>(key.umin, 1));
+                EXPECT_GE(p["maximum"].get<uint64_t>(), key.umax);
+                widest[std::string(shown.name)] = std::max(widest[std::string(shown.name)], key.umax);
+            }
+        }
+    for (const auto& [name, max] : widest)
+        EXPECT_EQ(params[name]["maximum"], max) << name;
+    EXPECT_EQ(params["msg_size"]["maximum"], 1u << 20); // tcp's, wider than pipe's 65536
+}
+
 // ---- the profiles in the image ----------------------------------------------------------
 
 std::optional<std::string> shipped_profile(std::string_view name) {

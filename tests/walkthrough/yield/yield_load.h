@@ -11,7 +11,7 @@ inline constexpr KeySpec yield_keys[] = {
 };
 
 inline constexpr ShownParam yield_shown[] = {
-    {"batch", ShownParam::Type::count, {}, 1, 0, "yield: sched_yield() calls per operation"},
+    {"batch", "yield.batch"},
 };
 
 inline constexpr LoadDecl yield_declaration = {
