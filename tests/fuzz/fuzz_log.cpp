@@ -1,10 +1,12 @@
 // libFuzzer target: the console-log parser, fed in chunks of a size the input picks. When
 // the first byte is odd, every frame's CRC is repaired first, so that the fuzzer gets past
-// the framing into the JSON, sequence and run logic.
+// the framing into the JSON, sequence and run logic. Besides not crashing, every damaged
+// line the parser reports must say which line it is and why it was not taken.
 #include "common/crc32.h"
 #include "host/results/logparse.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 static std::string repair_crcs(const std::string& in) {
@@ -38,5 +40,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)parser.result().summary_json().dump();
     for (const auto& r : parser.result().records)
         (void)r.json.dump();
+    const initbench::ParsedLog& log = parser.result();
+    auto check = [&](const initbench::DamagedLine& d) {
+        if (d.reason.empty() || d.line == 0 || d.line > log.lines || d.excerpt.size() > parser.kMaxExcerpt)
+            std::abort(); // a damaged line reported without its place or its reason
+    };
+    for (const auto& d : log.damaged)
+        check(d);
+    for (const auto& d : log.after_end)
+        check(d);
+    if (log.cut_off)
+        check(*log.cut_off);
     return 0;
 }
