@@ -29,6 +29,10 @@ image=${INITBENCH_IMAGE:-$here/build/initbench-x86_64.cpio.gz}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Copies: a rebuild during the run must not change them (under icount a rebuilt image moves
+# the fork rate by a few percent).
+cp "$cli" "$tmp/initbench" && cli=$tmp/initbench
+cp "$image" "$tmp/image.cpio.gz" && image=$tmp/image.cpio.gz
 experiment=(nokaslr norandmaps initbench.phases=fork initbench.duration=1 initbench.rounds=2)
 
 # One ab trial; prints "VERDICT PCT BOOTS_A_SIDE" of fork/ops_per_s.

@@ -122,6 +122,12 @@ BREAKS = [
     Break("floor-ignores-attach", "the floor probe always attaches by fentry",
           "bpf/floor/floor.cpp", "attach_functions({fn_}, mode, ", 'attach_functions({fn_}, std::string("fentry"), ',
           r"^boot\.ProbeFallbacks$"),
+    Break("load-params-first-range", "two loads showing one name: the schema keeps the first one's maximum",
+          "host/reference/schema_defs.cpp", '    p["maximum"] = std::max(p["maximum"], more["maximum"]);\n', "",
+          r"^(schema|LoadParams\.SchemaTakesWhatEveryKeyAllows)$"),
+    Break("config-error-without-key", "a configuration error's line leaves out the key it refused",
+          "common/config.cpp", "    std::string what = value.empty() ? key : key + \"=\" + value;",
+          "    std::string what = value;", r"^fuzz\.short$"),
 ]
 
 
