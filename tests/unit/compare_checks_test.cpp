@@ -137,6 +137,15 @@ TEST(Compare, WarnsWhenQemuOrImageBuildsDiffer) {
     Report version = compare_two(env(a, q7, "0.1.0", ""), env(b, q7, "0.2.0", ""));
     EXPECT_TRUE(has_warning(version, "initbench image differs: base ran 0.1.0, new 0.2.0"));
     EXPECT_EQ(version.sides[0].image, "0.1.0");
+    // One build, two image files (rebuilt with uncommitted changes): said once, by its hash.
+    Spec a_file = env(a, q7, "0.1.0", "abc"), b_file = env(b, q7, "0.1.0", "abc");
+    a_file.image = std::string(64, '1'), b_file.image = std::string(64, '2');
+    Report file = compare_two(a_file, b_file);
+    ASSERT_EQ(file.environment_warnings.size(), 1u);
+    EXPECT_TRUE(has_warning(file, "initbench image file differs: base ran 0.1.0 (abc), sha256 111111111111, "
+                                  "new 0.1.0 (abc), sha256 222222222222"));
+    b_file.image_version = "0.2.0";
+    EXPECT_EQ(compare_two(a_file, b_file).environment_warnings.size(), 1u) << "the build's warning says it";
 
     auto pooled = compare_sides({Side{"base", {run_of(env(a, q7, "0.1.0", "abc"), "a1.json"),
                                                run_of(env(a, q8, "0.1.0", "abc"), "a2.json")}},
