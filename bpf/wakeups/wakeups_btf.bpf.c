@@ -21,13 +21,15 @@ struct task_struct {
     void *mm;
 } __attribute__((preserve_access_index));
 
+/* Both program types get the task as a BTF-typed pointer, so its fields are read directly
+ * (one load each, relocated by CO-RE) rather than through bpf_probe_read_kernel calls. */
 static __always_inline int count_task(struct task_struct *p) {
-    __u64 mm = (__u64)BPF_CORE_READ(p, mm);
+    __u64 mm = (__u64)p->mm;
     if (user_only && !mm)
         return 0;
     struct wakeup_counts *c = this_cpu_counts();
-    __u32 pid = BPF_CORE_READ(p, pid);
-    __u32 tgid = BPF_CORE_READ(p, tgid);
+    __u32 pid = p->pid;
+    __u32 tgid = p->tgid;
     add(&threads, &pid, c);
     add(&processes, &tgid, c);
     if (mm) /* kernel threads have none */

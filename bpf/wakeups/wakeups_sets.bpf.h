@@ -22,8 +22,13 @@ KEY_SET(mms, __u64);
 ONE_SLOT_MAP(BPF_MAP_TYPE_PERCPU_ARRAY, counts, struct wakeup_counts, this_cpu_slot)
 
 static __always_inline void add(void *set, const void *key, struct wakeup_counts *c) {
+    /* Most wake-ups are of tasks already in the set. A lookup takes no lock (and the JIT
+     * inlines it); an update locks the key's bucket even when it only finds the key there. */
+    if (bpf_map_lookup_elem(set, key))
+        return;
     __u8 one = 1;
-    /* BPF_NOEXIST: an existing key is not an error worth counting; a full map is. */
+    /* BPF_NOEXIST: a key another CPU added meanwhile is not an error worth counting; a full
+     * map is. */
     if (bpf_map_update_elem(set, key, &one, BPF_NOEXIST) == -7 /* E2BIG */ && c)
         c->dropped++;
 }
