@@ -128,6 +128,9 @@ BREAKS = [
     Break("config-error-without-key", "a configuration error's line leaves out the key it refused",
           "common/config.cpp", "    std::string what = value.empty() ? key : key + \"=\" + value;",
           "    std::string what = value;", r"^fuzz\.short$"),
+    Break("wakeups-lookup-inverted", "wakeups adds a task to its sets only when it is there already",
+          "bpf/wakeups/wakeups_sets.bpf.h", "    if (bpf_map_lookup_elem(set, key))\n        return;",
+          "    if (!bpf_map_lookup_elem(set, key))\n        return;", r"^boot\.(Probes|WakeupsUnderThreads)$"),
 ]
 
 
