@@ -131,6 +131,9 @@ BREAKS = [
     Break("wakeups-lookup-inverted", "wakeups adds a task to its sets only when it is there already",
           "bpf/wakeups/wakeups_sets.bpf.h", "    if (bpf_map_lookup_elem(set, key))\n        return;",
           "    if (!bpf_map_lookup_elem(set, key))\n        return;", r"^boot\.(Probes|WakeupsUnderThreads)$"),
+    Break("funclat-switch-swapped", "funclat's BTF sched_switch takes next for prev",
+          "bpf/funclat/funclat_switch.bpf.c", "    account_switch(prev->pid, next->pid, preempt);",
+          "    account_switch(next->pid, prev->pid, preempt);", r"^boot\.Probes$"),
 ]
 
 

@@ -4,7 +4,6 @@
  * kernel has BTF; see funclat_calls.bpf.h. */
 #include <stdbool.h>
 #include <linux/bpf.h>
-#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
@@ -21,6 +20,7 @@ struct task_struct {
  * tracepoints exist; later kernels only appended prev_state. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(btf_switch, bool preempt, struct task_struct *prev, struct task_struct *next) {
-    account_switch(BPF_CORE_READ(prev, pid), BPF_CORE_READ(next, pid), preempt);
+    /* BTF-typed pointers: each pid is one load, not a bpf_probe_read_kernel call. */
+    account_switch(prev->pid, next->pid, preempt);
     return 0;
 }
