@@ -20,19 +20,10 @@ trials=${1:-100}
 max_boots=${2:-6}
 effects=${3:-2 5 10}
 min_effect=${MIN_EFFECT:-1}
-kernel=${KERNEL:-$("$here/scripts/fetch-debs.sh" kernel amd64)}
 clocks=${CLOCKS:-icount wall}
 jobs=${JOBS:-2}
-cli=${INITBENCH:-$here/build/host/initbench}
-image=${INITBENCH_IMAGE:-$here/build/initbench-x86_64.cpio.gz}
-[[ -x $cli && -f $image ]] || { echo "bench-verdicts: build first (scripts/demo.sh)" >&2; exit 2; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# Copies: a rebuild during the run must not change them (under icount a rebuilt image moves
-# the fork rate by a few percent).
-cp "$cli" "$tmp/initbench" && cli=$tmp/initbench
-cp "$image" "$tmp/image.cpio.gz" && image=$tmp/image.cpio.gz
+source "$here/scripts/bench-tools.sh"
+bench_tools bench-verdicts
 experiment=(nokaslr norandmaps initbench.phases=fork initbench.duration=1 initbench.rounds=2)
 
 # One ab trial; prints "VERDICT PCT BOOTS_A_SIDE" of fork/ops_per_s.
