@@ -134,6 +134,9 @@ BREAKS = [
     Break("funclat-switch-swapped", "funclat's BTF sched_switch takes next for prev",
           "bpf/funclat/funclat_switch.bpf.c", "    account_switch(prev->pid, next->pid, preempt);",
           "    account_switch(next->pid, prev->pid, preempt);", r"^boot\.Probes$"),
+    Break("log2-slot-unclamped", "the log2 slot of a value above the last slot is not clamped to it",
+          "bpf/core/log2_slot.bpf.h", "    if (slot >= slots)\n        slot = slots - 1;\n", "",
+          r"^Log2Slot\."),
 ]
 
 
