@@ -31,6 +31,8 @@ struct KeySpec {
     std::string (*check)(std::string_view value) = nullptr;
     // A family's row has '*' for a NAME in its name (load.*.setup); this checks the NAME.
     std::string (*name_check)(std::string_view name) = nullptr;
+    // A load's key whose value its phase records show in load.params: the name there, or "".
+    std::string_view shown_as;
 };
 
 std::span<const KeySpec> config_keys();

@@ -161,8 +161,8 @@ constexpr KeySpec kGeneralKeys[] = {
 } // namespace
 
 static_assert(std::all_of(std::begin(load_catalog::kDecls), std::end(load_catalog::kDecls),
-                          [](const LoadDecl* d) { return shows_its_own_keys(*d); }),
-              "a load shows a parameter that is not one of its own count, seconds or choice keys");
+                          [](const LoadDecl* d) { return shows_what_a_record_can(*d); }),
+              "a load shows a key in its records that is not a count, seconds or choices");
 
 const LoadDecl* find_load_decl(std::string_view name) {
     for (const LoadDecl* load : load_catalog::kDecls)

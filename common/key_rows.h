@@ -39,6 +39,12 @@ constexpr KeySpec enum_key(std::string_view name, std::string_view def, std::str
     k.choices = choices;
     return k;
 }
+// A load's row whose value its phase records show in load.params as `name` (cpu.load as
+// cpu_load_pct). The results schema takes its type, range, choices and help from the row.
+constexpr KeySpec shown_as(std::string_view name, KeySpec k) {
+    k.shown_as = name;
+    return k;
+}
 // A row whose value (or each list item) `check` also examines: why it is refused, or "".
 constexpr KeySpec checked_key(KeySpec k, std::string (*check)(std::string_view)) {
     k.check = check;

@@ -1,5 +1,5 @@
 // The parts of the results schema (docs/schema/defs.schema.json) that the declarations say,
-// generated from them: load_params from each load's shown parameters
+// generated from them: load_params from the keys each load shows (KeySpec::shown_as)
 // (payload/X/X_load.h); probe_name and each record type's metrics_X from the record
 // descriptions (bpf/X/X_probe.h, common/record_decls.h). scripts/schema-defs.py writes them
 // into the file; test_schema.py fails when the committed file differs.
@@ -26,7 +26,7 @@ nlohmann::json property(const KeySpec& key) {
         return {{"type", "integer"}, {"minimum", std::max<uint64_t>(key.umin, 1)}, {"maximum", key.umax}};
     case Kind::seconds:
         return {{"type", "number"}, {"minimum", key.min}, {"maximum", key.max}};
-    default: { // Kind::enumeration: the catalog allows no other kind (shows_its_own_keys)
+    default: { // Kind::enumeration: the catalog allows no other kind (shows_what_a_record_can)
         nlohmann::json choices = nlohmann::json::array();
         for (std::string_view choice : split_on(key.choices, '|'))
             choices.push_back(std::string(choice));
@@ -121,9 +121,10 @@ Result<nlohmann::json> load_params_schema() {
     std::map<std::string, Kind> kinds;
     for (std::string_view load : builtin_load_names()) {
         const LoadDecl* decl = find_load_decl(load);
-        for (const ShownParam& d : decl->shown) {
-            const std::string name(d.name);
-            const KeySpec& key = *shown_key(*decl, d);
+        for (const KeySpec& key : decl->keys) {
+            if (key.shown_as.empty())
+                continue;
+            const std::string name(key.shown_as);
             if (auto k = kinds.find(name); k != kinds.end() && k->second != key.kind)
                 return Error{name + ": " + std::string(load) + " shows it as another type than an earlier load"};
             kinds[name] = key.kind;

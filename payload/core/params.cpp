@@ -82,15 +82,14 @@ std::vector<ConfigError> check_phases(const Config& config) {
 namespace {
 
 bool declared(const LoadDecl& decl, const std::string& name, const nlohmann::json& value) {
-    for (const ShownParam& d : decl.shown) {
-        if (d.name != name)
+    for (const KeySpec& key : decl.keys) {
+        if (key.shown_as != name)
             continue;
-        const KeySpec* key = shown_key(decl, d);
-        if (key->kind != Kind::enumeration)
+        if (key.kind != Kind::enumeration)
             return true;
         if (!value.is_string())
             return false;
-        const std::vector<std::string_view> choices = split_on(key->choices, '|');
+        const std::vector<std::string_view> choices = split_on(key.choices, '|');
         return std::find(choices.begin(), choices.end(), value.get<std::string>()) != choices.end();
     }
     return false;

@@ -7,17 +7,14 @@
 namespace initbench {
 
 inline constexpr KeySpec cpu_keys[] = {
-    uint_key("cpu.load", "100", 1, 100,
-             "cpu load: percent of each 10 ms slice a worker spins, sleeping the rest "
-             "(stress-ng --cpu-load)"),
-};
-
-inline constexpr ShownParam cpu_shown[] = {
-    {"cpu_load_pct", "cpu.load"},
+    shown_as("cpu_load_pct",
+             uint_key("cpu.load", "100", 1, 100,
+                      "cpu load: percent of each 10 ms slice a worker spins, sleeping the rest "
+                      "(stress-ng --cpu-load)")),
 };
 
 inline constexpr LoadDecl cpu_declaration = {
-    .name = "cpu", .op_unit = "4096 iterations", .keys = cpu_keys, .shown = cpu_shown,
+    .name = "cpu", .op_unit = "4096 iterations", .keys = cpu_keys,
     .help = "spinning workers: xorshift arithmetic and random writes to 256 KiB each; cpu.load=P "
             "spins P % of each 10 ms slice"};
 

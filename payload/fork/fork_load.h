@@ -7,17 +7,15 @@
 namespace initbench {
 
 inline constexpr KeySpec fork_keys[] = {
-    uint_key("fork.spin_us", "0", 0, 1000000,
-             "fork load: microseconds each worker also spins per operation (CLOCK_MONOTONIC): a known "
-             "cost, to measure how well compare and ab find a change of a given size"),
-};
-
-inline constexpr ShownParam fork_shown[] = {
-    {"fork_spin_us", "fork.spin_us"},
+    shown_as("fork_spin_us",
+             uint_key("fork.spin_us", "0", 0, 1000000,
+                      "fork load: microseconds each worker also spins per operation "
+                      "(CLOCK_MONOTONIC): a known "
+                      "cost, to measure how well compare and ab find a change of a given size")),
 };
 
 inline constexpr LoadDecl fork_declaration = {
-    .name = "fork", .op_unit = "fork+exit+wait", .keys = fork_keys, .shown = fork_shown,
+    .name = "fork", .op_unit = "fork+exit+wait", .keys = fork_keys,
     .help = "workers that fork a child which exits immediately, and reap it; fork.spin_us=N adds "
             "N us of spinning to each operation"};
 

@@ -7,16 +7,14 @@
 namespace initbench {
 
 inline constexpr KeySpec mmap_keys[] = {
-    uint_key("mmap.size_kb", "1024", 4, 1 << 20,
-             "mmap load: KiB each worker maps, touches page by page and unmaps per operation"),
-};
-
-inline constexpr ShownParam mmap_shown[] = {
-    {"size_kb", "mmap.size_kb"},
+    shown_as(
+        "size_kb",
+        uint_key("mmap.size_kb", "1024", 4, 1 << 20,
+                 "mmap load: KiB each worker maps, touches page by page and unmaps per operation")),
 };
 
 inline constexpr LoadDecl mmap_declaration = {
-    .name = "mmap", .op_unit = "map+touch+unmap", .keys = mmap_keys, .shown = mmap_shown,
+    .name = "mmap", .op_unit = "map+touch+unmap", .keys = mmap_keys,
     .help = "workers that map mmap.size_kb KiB of anonymous memory, write a byte to each page and "
             "unmap it"};
 

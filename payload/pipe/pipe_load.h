@@ -14,19 +14,16 @@ inline constexpr KeySpec pipe_keys[] = {
                     const auto n = parse_integer<unsigned>(item);
                     return n && *n >= 1 && *n <= 1024 ? "" : "must be a count from 1 to 1024";
                 }),
-    uint_key("pipe.fds", "20", 1, 256, "pipe load: senders, and as many receivers, per group"),
-    uint_key("pipe.msg_size", "100", 1, 65536, "pipe load: bytes per message"),
-    enum_key("pipe.mode", "pipe", "pipe|socket", "pipe load: pipes or unix stream sockets"),
-};
-
-inline constexpr ShownParam pipe_shown[] = {
-    {"fds", "pipe.fds"},
-    {"msg_size", "pipe.msg_size"},
-    {"mode", "pipe.mode"},
+    shown_as("fds", uint_key("pipe.fds", "20", 1, 256,
+                             "pipe load: senders, and as many receivers, per group")),
+    shown_as("msg_size",
+             uint_key("pipe.msg_size", "100", 1, 65536, "pipe load: bytes per message")),
+    shown_as("mode", enum_key("pipe.mode", "pipe", "pipe|socket",
+                              "pipe load: pipes or unix stream sockets")),
 };
 
 inline constexpr LoadDecl pipe_declaration = {
-    .name = "pipe", .op_unit = "message", .keys = pipe_keys, .shown = pipe_shown, .sweep = "pipe.groups",
+    .name = "pipe", .op_unit = "message", .keys = pipe_keys, .sweep = "pipe.groups",
     .help = "hackbench-style groups: pipe.fds senders write messages to as many receivers"};
 
 } // namespace initbench

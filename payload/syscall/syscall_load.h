@@ -7,16 +7,12 @@
 namespace initbench {
 
 inline constexpr KeySpec syscall_keys[] = {
-    enum_key("syscall.name", "getppid", "getppid|getpgid|getpid|getuid|gettid",
-             "syscall load: the system call of the loop"),
-};
-
-inline constexpr ShownParam syscall_shown[] = {
-    {"syscall", "syscall.name"},
+    shown_as("syscall", enum_key("syscall.name", "getppid", "getppid|getpgid|getpid|getuid|gettid",
+                                 "syscall load: the system call of the loop")),
 };
 
 inline constexpr LoadDecl syscall_declaration = {
-    .name = "syscall", .op_unit = "1024 system calls", .keys = syscall_keys, .shown = syscall_shown,
+    .name = "syscall", .op_unit = "1024 system calls", .keys = syscall_keys,
     .help = "a tight loop of one system call per worker (syscall.name, getppid by default), for "
             "probe overhead per event"};
 

@@ -213,8 +213,8 @@ TEST(LoadParams, ShownAsDeclared) {
             const nlohmann::json shown = params_json(resolve_params(*load, c, 2));
             for (const auto& [name, value] : shown.items()) {
                 const bool known = name == "workers" ||
-                                   std::any_of(decl->shown.begin(), decl->shown.end(),
-                                               [&](const ShownParam& d) { return d.name == name; });
+                                   std::any_of(decl->keys.begin(), decl->keys.end(),
+                                               [&](const KeySpec& k) { return k.shown_as == name; });
                 EXPECT_TRUE(known) << name << " = " << value.dump();
             }
         }
@@ -224,7 +224,7 @@ TEST(LoadParams, ShownAsDeclared) {
     EXPECT_EQ(p.shown, (nlohmann::json{{"threads", 4}, {"undeclared", {{"mode", "sometimes"}, {"stack_kb", 8}}}}));
 }
 
-// The results schema's load_params (generated from the shown parameters' keys; the `schema`
+// The results schema's load_params (generated from the keys the loads show; the `schema`
 // test checks the committed file is what the generator writes) takes every value each load's
 // key allows, also where two loads show one name with other ranges (pipe's and tcp's
 // msg_size), and a count's upper end is the widest key's.
@@ -234,10 +234,12 @@ TEST(LoadParams, SchemaTakesWhatEveryKeyAllows) {
     const nlohmann::json params = nlohmann::json::parse(text.value())["$defs"]["load_params"]["properties"];
     std::map<std::string, uint64_t> widest;
     for (const LoadDecl* decl : load_catalog::kDecls)
-        for (const ShownParam& shown : decl->shown) {
-            SCOPED_TRACE(std::string(decl->name) + ": " + std::string(shown.name));
-            const KeySpec& key = *shown_key(*decl, shown);
-            const nlohmann::json& p = params[std::string(shown.name)];
+        for (const KeySpec& key : decl->keys) {
+            if (key.shown_as.empty())
+                continue;
+            const std::string name(key.shown_as);
+            SCOPED_TRACE(std::string(decl->name) + ": " + name);
+            const nlohmann::json& p = params[name];
             if (key.kind == Kind::enumeration) {
                 for (std::string_view choice : split_on(key.choices, '|'))
                     EXPECT_NE(std::find(p["enum"].begin(), p["enum"].end(), std::string(choice)), p["enum"].end())
@@ -249,7 +251,7 @@ TEST(LoadParams, SchemaTakesWhatEveryKeyAllows) {
                 EXPECT_EQ(p["type"], "integer");
                 EXPECT_LE(p["minimum"].get<uint64_t>(), std::max<uint64_t>(key.umin, 1));
                 EXPECT_GE(p["maximum"].get<uint64_t>(), key.umax);
-                widest[std::string(shown.name)] = std::max(widest[std::string(shown.name)], key.umax);
+                widest[name] = std::max(widest[name], key.umax);
             }
         }
     for (const auto& [name, max] : widest)

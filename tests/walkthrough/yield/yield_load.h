@@ -7,15 +7,12 @@
 namespace initbench {
 
 inline constexpr KeySpec yield_keys[] = {
-    uint_key("yield.batch", "8", 1, 1 << 16, "yield load: sched_yield() calls per operation"),
-};
-
-inline constexpr ShownParam yield_shown[] = {
-    {"batch", "yield.batch"},
+    shown_as("batch", uint_key("yield.batch", "8", 1, 1 << 16,
+                               "yield load: sched_yield() calls per operation")),
 };
 
 inline constexpr LoadDecl yield_declaration = {
-    .name = "yield", .op_unit = "yields", .keys = yield_keys, .shown = yield_shown,
+    .name = "yield", .op_unit = "yields", .keys = yield_keys,
     .help = "workers that call sched_yield() yield.batch times per operation"};
 
 } // namespace initbench
