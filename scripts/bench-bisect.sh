@@ -13,6 +13,8 @@
 #   scripts/bench-bisect.sh [TRIALS] [COMMITS]     default: 20, 64
 #   CLOCK=icount|wall BAD_PARAM=init_on_free=1 MAX_CHANGE=-3% BASELINE_BOOTS=2 BOOTS=2 MAX_BOOTS=3
 #   SEED=1 KERNEL=... INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-bisect.sh
+# INTERLEAVE=yes: each step also boots the good kernel beside it (bisect-step
+# --baseline-kernel, with the first commit's parameters), so that a drifting host moves both.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,6 +40,7 @@ for ((b = 1; b <= baseline_boots; b++)); do
   baseline+=("$tmp/baseline$b.json")
 done
 baseline_list=$(IFS=,; echo "${baseline[*]}")
+echo "$experiment" > "$tmp/good.params"
 
 # A history of COMMITS commits, "change 1" .. "change N"; from change FIRST_BAD on, the
 # kernel parameters the build leaves include BAD_PARAM.
@@ -69,7 +72,9 @@ trial() { # FIRST_BAD
   (
     cd "$repo"
     git bisect start HEAD "$(git rev-list --max-parents=0 HEAD)" > /dev/null
-    git bisect run "$cli" bisect-step --kernel out/bzImage --image "$image" --clock "$clock" \
+    interleave=()
+    [[ ${INTERLEAVE:-no} == yes ]] && interleave=(--baseline-kernel "$kernel" --baseline-params-file "$tmp/good.params")
+    git bisect run "$cli" bisect-step --kernel out/bzImage --image "$image" --clock "$clock" "${interleave[@]}" \
       --params-file out/params --metric fork/ops_per_s --baseline "$baseline_list" \
       --max-change "$max_change" --boots "$boots" --max-boots "$max_boots" \
       --save-dir "$saved" -- ./build.sh > "$tmp/bisect.out" 2>&1 || true
@@ -92,7 +97,7 @@ done
 
 echo "bench-bisect: $(date -u +%F), $(nproc) CPUs, $(uname -r) host, kernel $(basename "$kernel"),"
 echo "$commits commits, bad from a random one on by $bad_param; bisect-step --clock $clock --max-change $max_change"
-echo "--boots $boots --max-boots $max_boots against $baseline_boots baseline boots; $experiment"
+echo "--boots $boots --max-boots $max_boots against $baseline_boots baseline boots${INTERLEAVE:+ (interleave: $INTERLEAVE)}; $experiment"
 echo
 python3 - "$tmp/rows" "$clock" "$commits" <<'PY'
 import math, sys

@@ -137,6 +137,9 @@ BREAKS = [
     Break("log2-slot-unclamped", "the log2 slot of a value above the last slot is not clamped to it",
           "bpf/core/log2_slot.bpf.h", "    if (slot >= slots)\n        slot = slots - 1;\n", "",
           r"^Log2Slot\."),
+    Break("bisect-baseline-kernel-ignored", "bisect-step boots --baseline-kernel but judges against the files",
+          "host/cli/bisect.cpp", "    Plan judged = p;\n    if (boots.baseline)\n        judged.baseline = boots.bases;\n",
+          "    Plan judged = p;\n", r"^boot\.BisectStepMoreBoots$"),
 ]
 
 

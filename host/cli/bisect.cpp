@@ -3,6 +3,7 @@
 #include "common/text.h"
 #include "host/boot/boot.h"
 #include "host/boot/boot_files.h"
+#include "host/cli/bisect_inputs.h"
 #include "host/cli/boot_cli.h"
 #include "host/compare/compare.h"
 #include "host/compare/compare_checks.h"
@@ -34,7 +35,8 @@ The build command runs as an argument vector (never through a shell; --build-she
 shell string you give). Then the kernel is booted --boots times with the kernel parameters
 of --params-file and --param, and the metric is judged with compare's verdict: DIFFERENT
 the bad way is bad, SAME or better is good, UNKNOWN a skip. --max-boots boots again while
-undecided (alpha spending keeps --confidence).
+undecided (alpha spending keeps --confidence). --baseline-kernel boots a good kernel beside
+each step, interleaved, and judges against those boots: a drifting host moves both alike.
 
 Exit codes (for git bisect run):
   0    good
@@ -45,6 +47,7 @@ Exit codes (for git bisect run):
 
 struct BisectCli {
     std::string kernel, params_file, metric, max_change, threshold, build_shell, save_dir;
+    std::string baseline_kernel, baseline_params_file; // the good kernel booted beside each step
     BootOptions boot; // its clock "" until plan(): the baseline's, else wall
     std::vector<std::string> params, baseline, build;
     unsigned boots = 1, max_boots = 0;
@@ -54,30 +57,6 @@ struct BisectCli {
 
 void say(const std::string& line) {
     std::cout << "bisect-step: " << line << "\n" << std::flush;
-}
-
-// "-15%", "+10", "15%": the percentage and its sign (0 when none was written).
-std::optional<std::pair<double, int>> signed_amount(const std::string& text, bool percent) {
-    auto a = parse_signed_amount(text);
-    if (!a || (a->percent && !percent))
-        return std::nullopt;
-    const int sign = a->sign == '+' || a->sign == '>' ? 1 : a->sign ? -1 : 0;
-    return std::pair{a->value, sign};
-}
-
-// Kernel parameters from a file: words separated by white space, '#' to the end of a line.
-std::optional<std::vector<std::string>> read_params(const std::string& path) {
-    std::ifstream in(path);
-    if (!in)
-        return std::nullopt;
-    std::vector<std::string> words;
-    std::string line, word;
-    while (std::getline(in, line)) {
-        std::istringstream ls(line.substr(0, line.find('#')));
-        while (ls >> word)
-            words.push_back(word);
-    }
-    return words;
 }
 
 // Runs the build; its output goes to our stderr so that stdout stays the step's figures.
@@ -117,62 +96,37 @@ int build(const BisectCli& cli) {
     return kBisectSkip;
 }
 
-Result<std::vector<RunFile>> load_baseline(const std::vector<std::string>& paths) {
-    std::vector<RunFile> runs;
-    for (const auto& p : paths) {
-        auto r = read_results(p);
-        if (!r)
-            return r.error();
-        runs.push_back(std::move(r.value()));
-    }
-    return runs;
-}
-
-// The one metric the pattern names, or why not.
-Result<Series> find_metric(const std::vector<RunFile>& runs, const std::string& pattern) {
-    std::vector<Series> hits;
-    for (auto& s : extract(runs).metrics)
-        if (metric_matches(pattern, s.id, s.name))
-            hits.push_back(std::move(s));
-    if (hits.size() == 1)
-        return hits[0];
-    if (hits.empty())
-        return Error{"no metric matches '" + pattern + "'"};
-    std::string names;
-    for (const auto& h : hits)
-        names += " " + h.id;
-    return Error{"'" + pattern + "' matches " + std::to_string(hits.size()) + " metrics:" + names};
-}
-
 struct Boots {
     std::vector<RunFile> runs;
     int exit_code = kBisectGood; // skip or abort when a boot failed
 };
 
-std::string save_path(const std::string& dir, unsigned boot) {
+// DIR/LABEL-NNN-bootB.json: NNN the first number not taken, one per step.
+std::string save_path(const std::string& dir, const char* label, unsigned boot) {
     for (unsigned n = 1;; n++) {
         char name[64];
-        std::snprintf(name, sizeof name, "step-%03u-boot%u.json", n, boot);
+        std::snprintf(name, sizeof name, "%s-%03u-boot%u.json", label, n, boot);
         fs::path p = fs::path(dir) / name;
         if (!fs::exists(p))
             return p.string();
     }
 }
 
-// Boots `count` more times, numbered from `first`: each boot's document is saved, and a failed
-// boot ends the step (a skip, or an abort when interrupted).
-Boots boot_all(const BisectCli& cli, RunOptions run, unsigned first, unsigned count) {
+// Boots `kernel` `count` more times, numbered from `first`: each boot's document is saved
+// (LABEL-…), and a failed boot ends the step (a skip, or an abort when interrupted).
+Boots boot_all(const BisectCli& cli, const std::string& kernel, const char* label, RunOptions run,
+               unsigned first, unsigned count) {
     Boots out;
-    // Once per step: each build's bzImage (a new SHA-256) is extracted once, and its boots
-    // share the cached vmlinux.
-    auto kernel_boot = choose_kernel_boot(cli.kernel, cli.boot.arch, boot_mode(cli.boot.boot), run.cache_dir);
+    // Each build's bzImage (a new SHA-256) is extracted once, and its boots share the cached
+    // vmlinux.
+    auto kernel_boot = choose_kernel_boot(kernel, cli.boot.arch, boot_mode(cli.boot.boot), run.cache_dir);
     if (!kernel_boot) {
         say("skip: " + kernel_boot.error().message());
         out.exit_code = kBisectSkip;
         return out;
     }
     run.kernel_boot = std::move(kernel_boot.value());
-    run.boot.kernel = cli.kernel;
+    run.boot.kernel = kernel;
     run.echo = cli.progress;
     if (!cli.save_dir.empty())
         fs::create_directories(cli.save_dir);
@@ -181,7 +135,7 @@ Boots boot_all(const BisectCli& cli, RunOptions run, unsigned first, unsigned co
         Verdict v = judge(r.log, r.child);
         nlohmann::json doc = results_document(r.log, v, std::move(r.host), std::move(r.environment));
         if (!cli.save_dir.empty()) {
-            std::string path = save_path(cli.save_dir, i);
+            std::string path = save_path(cli.save_dir, label, i);
             std::ofstream(path) << doc.dump(1) << "\n";
         }
         if (v.exit_code == kExitInterrupted) {
@@ -195,8 +149,8 @@ Boots boot_all(const BisectCli& cli, RunOptions run, unsigned first, unsigned co
             std::string why = v.name + " (" + v.reason + ")";
             if (auto failed = parse_run_document(doc.dump(), ""); failed && !failed.value().errors.empty())
                 why += ", the first: " + failed.value().errors.front();
-            say("skip: boot " + std::to_string(i) + " of " + std::to_string(std::max(cli.boots, cli.max_boots)) +
-                ": " + why);
+            say("skip: " + std::string(label) + " boot " + std::to_string(i) + " of " +
+                std::to_string(std::max(cli.boots, cli.max_boots)) + ": " + why);
             out.exit_code = kBisectSkip;
             return out;
         }
@@ -225,6 +179,13 @@ Result<Plan> plan(BisectCli& cli, const char* argv0) {
         return Error{"give either --baseline (with --max-change) or --threshold"};
     if (cli.build.size() && !cli.build_shell.empty())
         return Error{"give the build as a command after -- or as --build-shell, not both"};
+    if (!cli.baseline_kernel.empty() && cli.baseline.empty())
+        return Error{"--baseline-kernel goes with --baseline (its results name the experiment and metric)"};
+    if (!cli.baseline_params_file.empty() && cli.baseline_kernel.empty())
+        return Error{"--baseline-params-file goes with --baseline-kernel"};
+    if (!cli.baseline_kernel.empty())
+        if (auto s = check_kernel_file(cli.baseline_kernel, cli.boot.arch); !s)
+            return Error{"--baseline-kernel " + cli.baseline_kernel + ": " + s.error().message()};
     std::optional<Series> base_metric;
     if (!cli.baseline.empty()) {
         auto runs = load_baseline(cli.baseline);
@@ -316,6 +277,72 @@ Judged judge_step(const BisectCli& cli, const Plan& p, const std::vector<RunFile
     return figures(decide_against_threshold(samples.value(), p.threshold, sign, confidence, deterministic));
 }
 
+// --baseline-kernel's boot, planned with its parameters (the step's, unless
+// --baseline-params-file gives them); none without --baseline-kernel.
+Result<std::optional<RunOptions>> plan_baseline_boot(const BisectCli& cli, const std::vector<std::string>& params,
+                                                     const char* argv0) {
+    if (cli.baseline_kernel.empty())
+        return std::optional<RunOptions>{};
+    std::vector<std::string> base_params = params;
+    if (!cli.baseline_params_file.empty()) {
+        auto words = read_params(cli.baseline_params_file);
+        if (!words)
+            return Error{"cannot read the baseline's parameters file " + cli.baseline_params_file};
+        base_params = *words;
+    }
+    auto run = plan_boot(cli.boot, base_params, argv0);
+    if (!run)
+        return Error{"the baseline kernel's boot: " + run.error().message()};
+    return std::optional<RunOptions>{std::move(run.value())};
+}
+
+// A step's boots, and with --baseline-kernel the good kernel's beside them in the order
+// B S, S B, B S, ...: a host whose speed drifts during the step moves both sides alike, and
+// those boots, not the --baseline files' numbers, are the baseline.
+struct StepBoots {
+    const BisectCli& cli;
+    RunOptions step;
+    std::optional<RunOptions> baseline;
+    std::vector<RunFile> steps, bases;
+
+    int one(bool of_baseline) {
+        auto& into = of_baseline ? bases : steps;
+        const unsigned n = unsigned(into.size() + 1);
+        Boots more = of_baseline ? boot_all(cli, cli.baseline_kernel, "baseline", *baseline, n, 1)
+                                 : boot_all(cli, cli.kernel, "step", step, n, 1);
+        if (more.exit_code == kBisectGood)
+            into.push_back(std::move(more.runs[0]));
+        return more.exit_code;
+    }
+    // One more boot of the step, and one of the baseline kernel when there is one.
+    int pair() {
+        const bool base_first = baseline && steps.size() % 2 == 0;
+        int rc = base_first ? one(true) : int(kBisectGood);
+        if (rc == kBisectGood)
+            rc = one(false);
+        if (rc == kBisectGood && baseline && !base_first)
+            rc = one(true);
+        return rc;
+    }
+};
+
+// Kernel parameters besides initbench.* change the kernel under test: a step that differs
+// from its baseline there measures more than the commit. A warning, or false under --strict.
+bool parameters_agree(const BisectCli& cli, const RunFile& base, const RunFile& step) {
+    const std::string base_params = kernel_params(base.cmdline);
+    const std::string step_params = kernel_params(step.cmdline);
+    if (base_params == step_params)
+        return true;
+    std::string diff = "this step's kernel parameters besides initbench.* are '" + step_params +
+                       "', the baseline's '" + base_params + "'";
+    if (cli.strict) {
+        say("abort: " + diff + " (--strict)");
+        return false;
+    }
+    say("warning: " + diff + ": the change may be theirs (--strict refuses)");
+    return true;
+}
+
 int run_step(BisectCli& cli, const char* argv0) {
     auto planned = plan(cli, argv0);
     if (!planned) {
@@ -354,24 +381,20 @@ int run_step(BisectCli& cli, const char* argv0) {
         return kBisectAbort;
     }
 
-    Boots boots = boot_all(cli, run.value(), 1, cli.boots);
-    if (boots.exit_code != kBisectGood)
-        return boots.exit_code;
-    if (!p.baseline.empty()) {
-        // Kernel parameters besides initbench.* change the kernel under test: a step that
-        // differs from its baseline there measures more than the commit.
-        const std::string base_params = kernel_params(p.baseline[0].cmdline);
-        const std::string step_params = kernel_params(boots.runs[0].cmdline);
-        if (base_params != step_params) {
-            std::string diff = "this step's kernel parameters besides initbench.* are '" + step_params +
-                               "', the baseline's '" + base_params + "'";
-            if (cli.strict) {
-                say("abort: " + diff + " (--strict)");
-                return kBisectAbort;
-            }
-            say("warning: " + diff + ": the change may be theirs (--strict refuses)");
-        }
+    auto base_run = plan_baseline_boot(cli, params, argv0);
+    if (!base_run) {
+        say("abort: " + base_run.error().message());
+        return kBisectAbort;
     }
+    StepBoots boots{cli, run.value(), std::move(base_run.value())};
+    for (unsigned i = 0; i < cli.boots; i++)
+        if (int rc = boots.pair(); rc != kBisectGood)
+            return rc;
+    Plan judged = p;
+    if (boots.baseline)
+        judged.baseline = boots.bases;
+    if (!judged.baseline.empty() && !parameters_agree(cli, judged.baseline[0], boots.steps[0]))
+        return kBisectAbort;
     // --max-boots: one more boot while undecided, each look at the level alpha spending
     // allows (host/compare/sequential.h), so that stopping early keeps --confidence.
     SequentialPlan looks;
@@ -379,19 +402,19 @@ int run_step(BisectCli& cli, const char* argv0) {
     looks.max_boots = std::max(cli.boots, cli.max_boots);
     looks.alpha = 1 - cli.confidence;
     for (;;) {
-        const Look look = look_at(looks, boots.runs.size());
-        Judged j = judge_step(cli, p, boots.runs, 1 - look.alpha);
-        if (j.final || j.decision.exit_code != kBisectSkip || boots.runs.size() >= looks.max_boots) {
+        const Look look = look_at(looks, boots.steps.size());
+        Judged j = judge_step(cli, judged, boots.steps, 1 - look.alpha);
+        if (j.final || j.decision.exit_code != kBisectSkip || boots.steps.size() >= looks.max_boots) {
             if (!j.decision.why.empty())
                 say(j.decision.why);
             return j.decision.exit_code;
         }
         say("look " + std::to_string(look.number) + " of " + std::to_string(looks.looks()) + ": " +
-            j.decision.why + "; one more boot");
-        Boots more = boot_all(cli, run.value(), unsigned(boots.runs.size() + 1), 1);
-        if (more.exit_code != kBisectGood)
-            return more.exit_code;
-        boots.runs.push_back(std::move(more.runs[0]));
+            j.decision.why + "; one more boot" + (boots.baseline ? " of each" : ""));
+        if (int rc = boots.pair(); rc != kBisectGood)
+            return rc;
+        if (boots.baseline)
+            judged.baseline = boots.bases;
     }
 }
 
@@ -415,6 +438,11 @@ int parse_and_run(const std::vector<std::string>& remaining) {
     sub.add_option("--baseline", cli.baseline, "Results file(s) of a good kernel")
         ->delimiter(',')
         ->allow_extra_args(false);
+    sub.add_option("--baseline-kernel", cli.baseline_kernel,
+                   "A good kernel booted beside each step, interleaved; its boots are the baseline "
+                   "(--baseline still names the experiment, clock and metric)");
+    sub.add_option("--baseline-params-file", cli.baseline_params_file,
+                   "The baseline kernel's parameters (default: the step's)");
     sub.add_option("--max-change", cli.max_change,
                    "With --baseline: -N% or +N% is bad (unsigned: the metric's worse way; 10%)");
     sub.add_option("--threshold", cli.threshold,

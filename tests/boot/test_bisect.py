@@ -231,7 +231,7 @@ class BisectIcount(unittest.TestCase):
 class BisectStepMoreBoots(unittest.TestCase):
     """bisect-step --max-boots: a step that its first boot cannot decide (one round a side: no
     spread to judge by) boots again, and the second boot decides."""
-    ctest_boots = 3
+    ctest_boots = 7  # the baseline, 2 steps' boots, then 2 of each interleaved
     EXPERIMENT = (*STEADY, *FORK, "initbench.rounds=1")
 
     @classmethod
@@ -247,6 +247,18 @@ class BisectStepMoreBoots(unittest.TestCase):
                              "--metric", "fork/ops_per_s", "--baseline", str(cls.baseline), "--max-change", "-15%",
                              "--boots", "1", "--max-boots", "2", "--save-dir", str(cls.saved), "--", "true",
                              cwd=cls.tmp.name, timeout=2 * limits.boot_wait(limit))
+        # --baseline-kernel: the good kernel (here the same one without slub_debug) booted
+        # beside the step, interleaved; its boots are the baseline.
+        base_params = Path(cls.tmp.name) / "good.params"
+        base_params.write_text(" ".join(cls.EXPERIMENT) + "\n")
+        cls.interleaved_saved = Path(cls.tmp.name) / "interleaved"
+        cls.interleaved = initbench(
+            "bisect-step", "--accel", "tcg", "--timeout", f"{limit:g}", "--kernel", bootlib.kernel(),
+            "--image", bootlib.IMAGE, *[f"--param={p}" for p in (*cls.EXPERIMENT, "slub_debug=FZPU")],
+            "--metric", "fork/ops_per_s", "--baseline", str(cls.baseline), "--baseline-kernel", bootlib.kernel(),
+            "--baseline-params-file", str(base_params), "--max-change", "-15%", "--boots", "2",
+            "--save-dir", str(cls.interleaved_saved), "--", "true",
+            cwd=cls.tmp.name, timeout=4 * limits.boot_wait(limit))
 
     @classmethod
     def tearDownClass(cls):
@@ -260,6 +272,19 @@ class BisectStepMoreBoots(unittest.TestCase):
         self.assertRegex(p.stdout, r"bisect-step: fork/ops_per_s \[icount\]: mean [\d.]+ \(n=2\) vs baseline "
                                    r"[\d.]+ \(n=1\): -7\d\.\d\d%")
         self.assertEqual(len(list(self.saved.glob("*.json"))), 2)
+
+    def test_baseline_kernel_is_booted_interleaved_and_is_the_baseline(self):
+        p = self.interleaved
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        # Judged against its own two baseline boots, not the one of --baseline.
+        self.assertRegex(p.stdout, r"bisect-step: fork/ops_per_s \[icount\]: mean [\d.]+ \(n=2\) vs baseline "
+                                   r"[\d.]+ \(n=2\): -7\d\.\d\d%.*DIFFERENT, bad")
+        self.assertIn("the baseline's '", p.stdout, "the parameters that differ are named")
+        saved = sorted(self.interleaved_saved.glob("*.json"), key=lambda f: f.stat().st_mtime_ns)
+        self.assertEqual([f.name.split("-")[0] for f in saved], ["baseline", "step", "step", "baseline"])
+        for f in saved:
+            cmdline = json.loads(f.read_text())["records"][0]["kernel"]["cmdline"]
+            self.assertEqual("slub_debug=FZPU" in cmdline.split(), f.name.startswith("step"), f.name)
 
 
 class BisectStepExitCodes(unittest.TestCase):
@@ -303,6 +328,17 @@ class BisectStepExitCodes(unittest.TestCase):
         self.assertEqual(p.returncode, 128, p.stdout + p.stderr)
         p = self.step("--metric", "x", "--threshold", "<1", "--clock", "icount", "--cpus", "2")
         self.assertEqual(p.returncode, 128, p.stdout + p.stderr)
+
+    def test_baseline_kernel_refusals_abort_and_say_why(self):
+        p = self.step("--metric", "x", "--threshold", "<1", "--baseline-kernel", bootlib.kernel(), "--", "true")
+        self.assertEqual(p.returncode, 128, p.stdout + p.stderr)
+        self.assertIn("--baseline-kernel goes with --baseline", p.stdout)
+        p = self.step("--metric", "x", "--threshold", "<1", "--baseline-params-file", "good.params", "--", "true")
+        self.assertEqual(p.returncode, 128, p.stdout + p.stderr)
+        self.assertIn("--baseline-params-file goes with --baseline-kernel", p.stdout)
+        p = self.step("--metric", "x", "--baseline", "/no/such.json", "--baseline-kernel", "/etc/passwd", "--", "true")
+        self.assertEqual(p.returncode, 128, p.stdout + p.stderr)
+        self.assertIn("--baseline-kernel /etc/passwd: ", p.stdout)
 
 
 class BisectStepArm64(unittest.TestCase):
