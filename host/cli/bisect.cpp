@@ -117,8 +117,7 @@ std::string save_path(const std::string& dir, const char* label, unsigned boot) 
 Boots boot_all(const BisectCli& cli, const std::string& kernel, const char* label, RunOptions run,
                unsigned first, unsigned count) {
     Boots out;
-    // Each build's bzImage (a new SHA-256) is extracted once, and its boots share the cached
-    // vmlinux.
+    // Each bzImage is extracted once (cached by its SHA-256); its boots share the vmlinux.
     auto kernel_boot = choose_kernel_boot(kernel, cli.boot.arch, boot_mode(cli.boot.boot), run.cache_dir);
     if (!kernel_boot) {
         say("skip: " + kernel_boot.error().message());
@@ -149,7 +148,8 @@ Boots boot_all(const BisectCli& cli, const std::string& kernel, const char* labe
             std::string why = v.name + " (" + v.reason + ")";
             if (auto failed = parse_run_document(doc.dump(), ""); failed && !failed.value().errors.empty())
                 why += ", the first: " + failed.value().errors.front();
-            say("skip: " + std::string(label) + " boot " + std::to_string(i) + " of " +
+            const std::string whose = std::string_view(label) == "step" ? "" : "baseline ";
+            say("skip: " + whose + "boot " + std::to_string(i) + " of " +
                 std::to_string(std::max(cli.boots, cli.max_boots)) + ": " + why);
             out.exit_code = kBisectSkip;
             return out;
