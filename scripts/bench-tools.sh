@@ -2,7 +2,8 @@
 # `bench_tools NAME` sets kernel, cli and image (KERNEL, INITBENCH and INITBENCH_IMAGE, or else
 # Debian's kernel and this tree's build) and tmp, a directory removed on exit that holds the
 # copies of cli and image the run uses: a rebuild during the run must not change them. Under
-# icount, the image rebuilt after one header changed moved the fork rate by 3 %.
+# icount, the image rebuilt after a change to the loads' declarations alone moved the fork rate
+# by 3 %.
 # shellcheck shell=bash
 bench_tools() { # NAME
   local here

@@ -175,7 +175,7 @@ void environment_warnings(const std::vector<Side>& sides, std::vector<std::strin
     };
     check("QEMU", [](const RunFile& r) { return r.qemu; });
     // Two images of one build (a tree rebuilt with changes not yet committed) differ too:
-    // under icount, one header changed moved the fork rate by 3 %.
+    // under icount, a change to the loads' declarations alone moved the fork rate by 3 %.
     if (!check("initbench image", image_build))
         check("initbench image file", image_file);
 }
