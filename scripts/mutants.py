@@ -140,6 +140,9 @@ BREAKS = [
     Break("bisect-baseline-kernel-ignored", "bisect-step boots --baseline-kernel but judges against the files",
           "host/cli/bisect.cpp", "    Plan judged = p;\n    if (boots.baseline)\n        judged.baseline = boots.bases;\n",
           "    Plan judged = p;\n", r"^boot\.BisectStepMoreBoots$"),
+    Break("rpath-not-inherited", "a library's libraries are not searched in the DT_RPATH of those that loaded it",
+          "host/image/elf_deps.cpp", "            found.inherited_rpath = search.rpath_chain(obj, origin);\n", "",
+          r"^PackPrograms\.RpathIsInheritedRunpathIsNot$"),
 ]
 
 

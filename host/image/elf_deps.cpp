@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 namespace initbench {
 namespace fs = std::filesystem;
@@ -208,59 +209,133 @@ std::string path_in_root(const std::string& root, const std::string& path) {
     return (fs::path(root) / inside.relative_path()).string();
 }
 
+namespace {
+
+// The loader's search for one program's libraries, in the guest's file system under sysroot.
+class LibrarySearch {
+public:
+    LibrarySearch(std::string program, std::string arch, std::string sysroot)
+        : program_(std::move(program)), arch_(std::move(arch)), sysroot_(std::move(sysroot)),
+          machine_(arch_machine(arch_)) {
+        if (!machine_)
+            throw std::runtime_error("unknown architecture " + arch_);
+        for (const auto& d : default_library_dirs(arch_))
+            defaults_.push_back({d, true});
+    }
+
+    bool matches(const ElfFile& e) const { return e.elf64 && e.machine == machine_; }
+
+    static std::string describe(const ElfFile& e) {
+        return elf_machine_name(e.machine) + (e.elf64 ? "" : " (32-bit)");
+    }
+
+    // The loader PT_INTERP names, read from the sysroot and checked for this machine.
+    SharedObject loader(const ElfFile& exe) const {
+        const std::string path = path_in_root(sysroot_, exe.interp);
+        ElfFile elf;
+        try {
+            elf = read_elf(path);
+        } catch (const std::exception& e) {
+            throw std::runtime_error(program_ + ": its loader " + exe.interp + ": " + e.what());
+        }
+        if (!matches(elf))
+            throw std::runtime_error(program_ + ": its loader " + path + " is " + describe(elf));
+        return {fs::path(exe.interp).filename().string(), path};
+    }
+
+    // Where the loader looks for what `obj` needs: its DT_RPATH and those of the objects that
+    // loaded it (unless it has DT_RUNPATH), its DT_RUNPATH, then the defaults.
+    std::vector<SearchDir> dirs_for(const Pending& obj, const std::string& origin) const {
+        std::vector<SearchDir> dirs;
+        if (obj.elf.runpath.empty()) {
+            dirs = expand(obj.elf.rpath, origin);
+            dirs.insert(dirs.end(), obj.inherited_rpath.begin(), obj.inherited_rpath.end());
+        }
+        for (const auto& d : expand(obj.elf.runpath, origin))
+            dirs.push_back(d);
+        dirs.insert(dirs.end(), defaults_.begin(), defaults_.end());
+        return dirs;
+    }
+
+    // The DT_RPATH that the libraries `obj` loads inherit.
+    std::vector<SearchDir> rpath_chain(const Pending& obj, const std::string& origin) const {
+        std::vector<SearchDir> chain = expand(obj.elf.rpath, origin);
+        chain.insert(chain.end(), obj.inherited_rpath.begin(), obj.inherited_rpath.end());
+        return chain;
+    }
+
+    // The first file called `name` in `dirs` that is an ELF object of this machine; a file of
+    // another class or machine is passed over, as the loader passes it.
+    Pending find(const std::string& name, const std::string& needed_by,
+                 const std::vector<SearchDir>& dirs) const {
+        std::error_code ec;
+        for (const auto& dir : dirs) {
+            const std::string candidate = host_path(dir, (fs::path(dir.path) / name).string());
+            if (!fs::is_regular_file(candidate, ec))
+                continue;
+            try {
+                ElfFile lib = read_elf(candidate);
+                if (matches(lib))
+                    return Pending{candidate, std::move(lib), {}};
+            } catch (const std::exception&) {
+                // not a loadable file: the loader goes on to the next directory too
+            }
+        }
+        std::string where;
+        for (const auto& d : dirs)
+            where += (where.empty() ? "" : ", ") + host_path(d, d.path);
+        throw std::runtime_error(program_ + ": library " + name + " (needed by " + needed_by +
+                                 ") not found for " + arch_ + " in " + where);
+    }
+
+private:
+    // Paths from the guest's view are looked up in the sysroot; $ORIGIN ones are host paths.
+    std::vector<SearchDir> expand(const std::vector<std::string>& entries,
+                                  const std::string& origin) const {
+        std::vector<SearchDir> dirs;
+        for (const auto& entry : entries) {
+            const bool from_origin = entry.find("$ORIGIN") != std::string::npos ||
+                                     entry.find("${ORIGIN}") != std::string::npos;
+            const std::string dir = expand_tokens(entry, origin, arch_);
+            dirs.push_back({dir, !from_origin && dir.starts_with('/')});
+        }
+        return dirs;
+    }
+
+    std::string host_path(const SearchDir& dir, const std::string& path) const {
+        return dir.in_root ? path_in_root(sysroot_, path) : path;
+    }
+
+    std::string program_, arch_, sysroot_;
+    uint16_t machine_;
+    std::vector<SearchDir> defaults_;
+};
+
+} // namespace
+
 ProgramDeps resolve_program(const std::string& program, const std::string& arch,
                             const std::string& sysroot) {
-    const uint16_t machine = arch_machine(arch);
-    if (!machine)
-        throw std::runtime_error("unknown architecture " + arch);
+    const LibrarySearch search(program, arch, sysroot);
     std::error_code ec;
     if (!fs::exists(program, ec))
         throw std::runtime_error(program + ": no such file");
     if (!fs::is_regular_file(program, ec))
         throw std::runtime_error(program + ": not a regular file");
-    auto matches = [&](const ElfFile& e) { return e.elf64 && e.machine == machine; };
-    auto describe = [](const ElfFile& e) {
-        return elf_machine_name(e.machine) + (e.elf64 ? "" : " (32-bit)");
-    };
     ProgramDeps out;
     out.program = program;
     const ElfFile exe = read_elf(program);
-    if (!matches(exe))
-        throw std::runtime_error(program + ": built for " + describe(exe) + "; the image is " + arch);
+    if (!search.matches(exe))
+        throw std::runtime_error(program + ": built for " + LibrarySearch::describe(exe) +
+                                 "; the image is " + arch);
     if (exe.interp.empty()) {
         if (!exe.needed.empty())
             throw std::runtime_error(program + ": needs shared libraries but names no loader "
                                      "(PT_INTERP): a library, not a program?");
         return out; // static
     }
-    const std::string loader_name = fs::path(exe.interp).filename().string();
-    const std::string loader_path = path_in_root(sysroot, exe.interp);
-    std::optional<ElfFile> loader_elf;
-    try {
-        loader_elf = read_elf(loader_path);
-    } catch (const std::exception& e) {
-        throw std::runtime_error(program + ": its loader " + exe.interp + ": " + e.what());
-    }
-    if (!matches(*loader_elf))
-        throw std::runtime_error(program + ": its loader " + loader_path + " is " + describe(*loader_elf));
-    out.loader = SharedObject{loader_name, loader_path};
+    out.loader = search.loader(exe);
 
-    // Paths from the guest's view are looked up in the sysroot; $ORIGIN ones are host paths.
-    auto search_dirs = [&](const std::vector<std::string>& entries, const std::string& origin) {
-        std::vector<SearchDir> dirs;
-        for (const auto& entry : entries) {
-            const bool from_origin = entry.find("$ORIGIN") != std::string::npos ||
-                                     entry.find("${ORIGIN}") != std::string::npos;
-            const std::string dir = expand_tokens(entry, origin, arch);
-            dirs.push_back({dir, !from_origin && dir.starts_with('/')});
-        }
-        return dirs;
-    };
-    std::vector<SearchDir> defaults;
-    for (const auto& d : default_library_dirs(arch))
-        defaults.push_back({d, true});
-
-    std::set<std::string> seen{loader_name}; // the loader is loaded already, under its name
+    std::set<std::string> seen{out.loader->name}; // the loader is loaded already, under its name
     std::deque<Pending> todo{{program, exe, {}}};
     // The program's $ORIGIN is where its file really is (the loader reads /proc/self/exe).
     bool is_program = true;
@@ -270,49 +345,17 @@ ProgramDeps resolve_program(const std::string& program, const std::string& arch,
         const std::string origin =
             (is_program ? fs::weakly_canonical(obj.path) : fs::path(obj.path)).parent_path().string();
         is_program = false;
-        std::vector<SearchDir> own_rpath = search_dirs(obj.elf.rpath, origin);
-        std::vector<SearchDir> dirs;
-        if (obj.elf.runpath.empty()) {
-            dirs = own_rpath;
-            dirs.insert(dirs.end(), obj.inherited_rpath.begin(), obj.inherited_rpath.end());
-        }
-        for (const auto& d : search_dirs(obj.elf.runpath, origin))
-            dirs.push_back(d);
-        dirs.insert(dirs.end(), defaults.begin(), defaults.end());
-        std::vector<SearchDir> chain = own_rpath;
-        chain.insert(chain.end(), obj.inherited_rpath.begin(), obj.inherited_rpath.end());
-
+        const std::vector<SearchDir> dirs = search.dirs_for(obj, origin);
         for (const auto& name : obj.elf.needed) {
             if (name.find('/') != std::string::npos)
                 throw std::runtime_error(obj.path + " needs " + name +
                                          " by its path: only libraries found by name are packed");
             if (!seen.insert(name).second)
                 continue;
-            std::optional<Pending> found;
-            for (const auto& dir : dirs) {
-                const std::string joined = (fs::path(dir.path) / name).string();
-                const std::string candidate = dir.in_root ? path_in_root(sysroot, joined) : joined;
-                if (!fs::is_regular_file(candidate, ec))
-                    continue;
-                try {
-                    ElfFile lib = read_elf(candidate);
-                    if (matches(lib)) {
-                        found = Pending{candidate, std::move(lib), chain};
-                        break;
-                    }
-                } catch (const std::exception&) {
-                    // not a loadable file: the loader goes on to the next directory too
-                }
-            }
-            if (!found) {
-                std::string where;
-                for (const auto& d : dirs)
-                    where += (where.empty() ? "" : ", ") + (d.in_root ? path_in_root(sysroot, d.path) : d.path);
-                throw std::runtime_error(program + ": library " + name + " (needed by " + obj.path +
-                                         ") not found for " + arch + " in " + where);
-            }
-            out.libraries.push_back({name, found->path});
-            todo.push_back(std::move(*found));
+            Pending found = search.find(name, obj.path, dirs);
+            found.inherited_rpath = search.rpath_chain(obj, origin);
+            out.libraries.push_back({name, found.path});
+            todo.push_back(std::move(found));
         }
     }
     return out;

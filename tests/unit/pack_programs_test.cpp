@@ -263,5 +263,55 @@ TEST(PackPrograms, ASysrootIsTheGuestsRoot) {
     EXPECT_THROW(resolve_program(kEnv, "x86_64", root.string()), std::runtime_error);
 }
 
+// Builds lib/b/libb.so, lib/a/liba.so (needs libb, has no path of its own) and bin/prog
+// (needs liba, with the search path $ORIGIN/../lib/a:$ORIGIN/../lib/b as DT_RPATH or, with
+// `runpath`, as DT_RUNPATH). The host's C compiler builds them; false when it cannot.
+bool build_search_path_tree(const fs::path& dir, bool runpath) {
+    fs::create_directories(dir / "lib/a");
+    fs::create_directories(dir / "lib/b");
+    fs::create_directories(dir / "bin");
+    std::ofstream(dir / "b.c") << "int b(void) { return 1; }\n";
+    std::ofstream(dir / "a.c") << "int b(void);\nint a(void) { return b(); }\n";
+    std::ofstream(dir / "prog.c") << "int a(void);\nint main(void) { return a(); }\n";
+    const std::string d = dir.string();
+    const std::string tags = runpath ? "--enable-new-dtags" : "--disable-new-dtags";
+    const std::string commands[] = {
+        "cc -shared -fPIC -o " + d + "/lib/b/libb.so " + d + "/b.c",
+        "cc -shared -fPIC -o " + d + "/lib/a/liba.so " + d + "/a.c -L" + d + "/lib/b -lb",
+        "cc -o " + d + "/bin/prog " + d + "/prog.c -L" + d + "/lib/a -la -Wl,-rpath-link," + d +
+            "/lib/b -Wl," + tags + " '-Wl,-rpath,$ORIGIN/../lib/a:$ORIGIN/../lib/b'",
+    };
+    for (const auto& c : commands)
+        if (std::system((c + " 2>&1").c_str()) != 0)
+            return false;
+    return true;
+}
+
+// DT_RPATH is searched for the libraries of the libraries too; DT_RUNPATH only for the
+// object's own (ld.so(8)): ldd, the independent account, says the same.
+TEST(PackPrograms, RpathIsInheritedRunpathIsNot) {
+    TempDir t;
+    ASSERT_TRUE(build_search_path_tree(t.path / "rpath", false)) << "cc cannot build the test tree";
+    const std::string prog = (t.path / "rpath/bin/prog").string();
+    const auto expected = ldd(prog);
+    ASSERT_TRUE(expected.count("libb.so")) << "ldd " << prog << " does not find libb.so";
+    const ProgramDeps deps = resolve_program(prog, "x86_64");
+    std::map<std::string, std::string> found;
+    for (const auto& lib : deps.libraries)
+        found[lib.name] = lib.path;
+    for (const char* name : {"liba.so", "libb.so"}) {
+        ASSERT_TRUE(found.count(name)) << name;
+        EXPECT_TRUE(same_file(found.at(name), expected.at(name))) << found.at(name);
+    }
+    EXPECT_TRUE(same_file(found.at("libb.so"), (t.path / "rpath/lib/b/libb.so").string()));
+
+    ASSERT_TRUE(build_search_path_tree(t.path / "runpath", true));
+    const std::string prog2 = (t.path / "runpath/bin/prog").string();
+    EXPECT_EQ(ldd(prog2).count("libb.so"), 0u) << "ldd found libb.so through DT_RUNPATH";
+    expect_error({{prog2, "x"}}, "x86_64",
+                 "library libb.so (needed by " + (t.path / "runpath/bin/../lib/a/liba.so").string() +
+                     ") not found");
+}
+
 } // namespace
 } // namespace initbench
