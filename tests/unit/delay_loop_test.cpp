@@ -107,8 +107,8 @@ TEST_F(DelayLoopFiles, OnlyABootWhoseCpusCalibrateGetsOne) {
     // --kernel-config wins over the file beside the kernel.
     const auto hz1000 = file("hz1000.config", "CONFIG_HZ=1000\n");
     const auto with_config = tcg_delay_loop(two_cpus(kernel), hz1000);
-    if (with_config.lpj)
-        EXPECT_EQ(with_config.facts["hz"], 1000);
+    ASSERT_TRUE(with_config.lpj);
+    EXPECT_EQ(with_config.facts["hz"], 1000);
 }
 
 TEST_F(DelayLoopFiles, WithoutHzTheResultSaysWhy) {

@@ -91,9 +91,11 @@ TEST(Kconfig, TableParses) {
         EXPECT_FALSE(row.loss.empty()) << row.name;
         EXPECT_TRUE(names.insert(row.name).second) << "duplicate row " << row.name;
     }
-    for (const auto& row : rows) // a fallback that names no row would end the chain silently
-        if (!row.fallback.empty())
+    for (const auto& row : rows) { // a fallback that names no row would end the chain silently
+        if (!row.fallback.empty()) {
             EXPECT_TRUE(names.count(row.fallback)) << row.name << " falls back to " << row.fallback;
+        }
+    }
     EXPECT_THROW(parse_feature_table("boot\tBPF\n"), std::runtime_error);
 }
 
@@ -141,8 +143,9 @@ TEST(Kconfig, VerdictsMatchWhatTheKernelsDo) {
             auto d = deviating.find(row.name);
             Expected want = d == deviating.end() ? Expected{"works", ""} : d->second;
             EXPECT_EQ(v.status, want.status) << row.name;
-            if (want.status == "degrades")
+            if (want.status == "degrades") {
                 EXPECT_EQ(v.detail, want.detail) << row.name;
+            }
             EXPECT_EQ(v.missing.empty(), want.status == "works") << row.name;
         }
         for (const auto& [row, _] : deviating)
