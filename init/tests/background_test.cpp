@@ -22,10 +22,11 @@ protected:
     BackgroundOptions options(const std::string& command) {
         BackgroundOptions o;
         o.command = command;
-        o.output_path =
-            ::testing::TempDir() + "initbench-background-" + std::to_string(::getpid()) + ".out";
+        o.output_path = output_path_;
         return o;
     }
+    // A test leaves nothing in the temporary directory.
+    void TearDown() override { ::unlink(output_path_.c_str()); }
     // The output's lines, read once the command has been stopped.
     static std::vector<std::string> lines(const std::string& text) {
         std::vector<std::string> out;
@@ -35,6 +36,8 @@ protected:
         return out;
     }
     Console console_; // no console opened: records go nowhere
+    const std::string output_path_ =
+        ::testing::TempDir() + "initbench-background-" + std::to_string(::getpid()) + ".out";
 };
 
 // Every child of PID 1 starts here: the mask PID 1 blocks everything with is gone, the child
