@@ -3,6 +3,7 @@
 #include "common/text.h"
 #include "host/boot/boot.h"
 #include "host/boot/boot_files.h"
+#include "host/cli/bisect_boots.h"
 #include "host/cli/bisect_inputs.h"
 #include "host/cli/boot_cli.h"
 #include "host/compare/compare.h"
@@ -15,19 +16,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
-#include <unistd.h>
 
 namespace initbench {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string num_text(double x) { return format_number(x, "%.6g"); }
 
 constexpr const char* kBisectFooter =
     R"(Use: git bisect run initbench bisect-step [options] -- BUILD COMMAND...
@@ -44,126 +40,6 @@ Exit codes (for git bisect run):
   125  skip: the build failed, a boot failed, the metric is missing, or too noisy to decide
   128  abort: bad command line, unusable baseline, or an experiment unlike the baseline's
   130  abort: interrupted)";
-
-struct BisectCli {
-    std::string kernel, params_file, metric, max_change, threshold, build_shell, save_dir;
-    std::string baseline_kernel, baseline_params_file; // the good kernel booted beside each step
-    BootOptions boot; // its clock "" until plan(): the baseline's, else wall
-    std::vector<std::string> params, baseline, build;
-    unsigned boots = 1, max_boots = 0;
-    double build_timeout_s = 6 * 3600, confidence = 0.95;
-    bool progress = false, strict = false;
-};
-
-void say(const std::string& line) {
-    std::cout << "bisect-step: " << line << "\n" << std::flush;
-}
-
-// Runs the build; its output goes to our stderr so that stdout stays the step's figures.
-int build(const BisectCli& cli) {
-    std::vector<std::string> argv = cli.build;
-    if (!cli.build_shell.empty())
-        argv = {"/bin/sh", "-c", cli.build_shell};
-    if (argv.empty())
-        return kBisectGood;
-    ChildRun run;
-    run.argv = argv;
-    run.timeout_s = cli.build_timeout_s;
-    run.on_output = [](std::string_view bytes) {
-        (void)!::write(2, bytes.data(), bytes.size());
-        return false;
-    };
-    ChildOutcome out = run_child(run);
-    using End = ChildOutcome::End;
-    if (!out.stderr_text.empty() && out.end != End::spawn_failed)
-        std::cerr << out.stderr_text << (out.stderr_text.back() == '\n' ? "" : "\n");
-    if (out.end == End::interrupted) {
-        say("interrupted while building");
-        return kBisectInterrupted;
-    }
-    std::string why;
-    if (out.end == End::spawn_failed)
-        why = "could not start: " + out.error.substr(0, out.error.find('\n'));
-    else if (out.end == End::timeout || out.end == End::lingered)
-        why = "did not finish in " + num_text(cli.build_timeout_s) + " s";
-    else if (out.term_signal)
-        why = "killed by signal " + std::to_string(out.term_signal);
-    else if (out.exit_code != 0)
-        why = "exited with " + std::to_string(out.exit_code);
-    if (why.empty())
-        return kBisectGood;
-    say("skip: the build " + why);
-    return kBisectSkip;
-}
-
-struct Boots {
-    std::vector<RunFile> runs;
-    int exit_code = kBisectGood; // skip or abort when a boot failed
-};
-
-// DIR/LABEL-NNN-bootB.json: NNN the first number not taken, one per step.
-std::string save_path(const std::string& dir, const char* label, unsigned boot) {
-    for (unsigned n = 1;; n++) {
-        char name[64];
-        std::snprintf(name, sizeof name, "%s-%03u-boot%u.json", label, n, boot);
-        fs::path p = fs::path(dir) / name;
-        if (!fs::exists(p))
-            return p.string();
-    }
-}
-
-// Boots `kernel` `count` more times, numbered from `first`: each boot's document is saved
-// (LABEL-…), and a failed boot ends the step (a skip, or an abort when interrupted).
-Boots boot_all(const BisectCli& cli, const std::string& kernel, const char* label, RunOptions run,
-               unsigned first, unsigned count) {
-    Boots out;
-    // Each bzImage is extracted once (cached by its SHA-256); its boots share the vmlinux.
-    auto kernel_boot = choose_kernel_boot(kernel, cli.boot.arch, boot_mode(cli.boot.boot), run.cache_dir);
-    if (!kernel_boot) {
-        say("skip: " + kernel_boot.error().message());
-        out.exit_code = kBisectSkip;
-        return out;
-    }
-    run.kernel_boot = std::move(kernel_boot.value());
-    run.boot.kernel = kernel;
-    run.echo = cli.progress;
-    if (!cli.save_dir.empty())
-        fs::create_directories(cli.save_dir);
-    for (unsigned i = first; i < first + count; i++) {
-        RunResult r = boot_and_collect(run);
-        Verdict v = judge(r.log, r.child);
-        nlohmann::json doc = results_document(r.log, v, std::move(r.host), std::move(r.environment));
-        if (!cli.save_dir.empty()) {
-            std::string path = save_path(cli.save_dir, label, i);
-            std::ofstream(path) << doc.dump(1) << "\n";
-        }
-        if (v.exit_code == kExitInterrupted) {
-            say("interrupted while booting: " + v.reason);
-            out.exit_code = kBisectInterrupted;
-            return out;
-        }
-        if (v.exit_code != kExitOk) {
-            // A run with error records is never good: its numbers may be of another
-            // experiment (a misspelled key) or of a load that failed.
-            std::string why = v.name + " (" + v.reason + ")";
-            if (auto failed = parse_run_document(doc.dump(), ""); failed && !failed.value().errors.empty())
-                why += ", the first: " + failed.value().errors.front();
-            const std::string whose = std::string_view(label) == "step" ? "" : "baseline ";
-            say("skip: " + whose + "boot " + std::to_string(i) + " of " +
-                std::to_string(std::max(cli.boots, cli.max_boots)) + ": " + why);
-            out.exit_code = kBisectSkip;
-            return out;
-        }
-        auto parsed = parse_results(doc.dump(), "boot " + std::to_string(i));
-        if (!parsed) {
-            say("skip: " + parsed.error().message());
-            out.exit_code = kBisectSkip;
-            return out;
-        }
-        out.runs.push_back(std::move(parsed.value()));
-    }
-    return out;
-}
 
 // Everything that can be checked before building: a bad command line aborts the bisection.
 struct Plan {
@@ -277,55 +153,6 @@ Judged judge_step(const BisectCli& cli, const Plan& p, const std::vector<RunFile
     return figures(decide_against_threshold(samples.value(), p.threshold, sign, confidence, deterministic));
 }
 
-// --baseline-kernel's boot, planned with its parameters (the step's, unless
-// --baseline-params-file gives them); none without --baseline-kernel.
-Result<std::optional<RunOptions>> plan_baseline_boot(const BisectCli& cli, const std::vector<std::string>& params,
-                                                     const char* argv0) {
-    if (cli.baseline_kernel.empty())
-        return std::optional<RunOptions>{};
-    std::vector<std::string> base_params = params;
-    if (!cli.baseline_params_file.empty()) {
-        auto words = read_params(cli.baseline_params_file);
-        if (!words)
-            return Error{"cannot read the baseline's parameters file " + cli.baseline_params_file};
-        base_params = *words;
-    }
-    auto run = plan_boot(cli.boot, base_params, argv0);
-    if (!run)
-        return Error{"the baseline kernel's boot: " + run.error().message()};
-    return std::optional<RunOptions>{std::move(run.value())};
-}
-
-// A step's boots, and with --baseline-kernel the good kernel's beside them in the order
-// B S, S B, B S, ...: a host whose speed drifts during the step moves both sides alike, and
-// those boots, not the --baseline files' numbers, are the baseline.
-struct StepBoots {
-    const BisectCli& cli;
-    RunOptions step;
-    std::optional<RunOptions> baseline;
-    std::vector<RunFile> steps, bases;
-
-    int one(bool of_baseline) {
-        auto& into = of_baseline ? bases : steps;
-        const unsigned n = unsigned(into.size() + 1);
-        Boots more = of_baseline ? boot_all(cli, cli.baseline_kernel, "baseline", *baseline, n, 1)
-                                 : boot_all(cli, cli.kernel, "step", step, n, 1);
-        if (more.exit_code == kBisectGood)
-            into.push_back(std::move(more.runs[0]));
-        return more.exit_code;
-    }
-    // One more boot of the step, and one of the baseline kernel when there is one.
-    int pair() {
-        const bool base_first = baseline && steps.size() % 2 == 0;
-        int rc = base_first ? one(true) : int(kBisectGood);
-        if (rc == kBisectGood)
-            rc = one(false);
-        if (rc == kBisectGood && baseline && !base_first)
-            rc = one(true);
-        return rc;
-    }
-};
-
 // Kernel parameters besides initbench.* change the kernel under test: a step that differs
 // from its baseline there measures more than the commit. A warning, or false under --strict.
 bool parameters_agree(const BisectCli& cli, const RunFile& base, const RunFile& step) {
@@ -336,36 +163,36 @@ bool parameters_agree(const BisectCli& cli, const RunFile& base, const RunFile& 
     std::string diff = "this step's kernel parameters besides initbench.* are '" + step_params +
                        "', the baseline's '" + base_params + "'";
     if (cli.strict) {
-        say("abort: " + diff + " (--strict)");
+        bisect_say("abort: " + diff + " (--strict)");
         return false;
     }
-    say("warning: " + diff + ": the change may be theirs (--strict refuses)");
+    bisect_say("warning: " + diff + ": the change may be theirs (--strict refuses)");
     return true;
 }
 
 int run_step(BisectCli& cli, const char* argv0) {
     auto planned = plan(cli, argv0);
     if (!planned) {
-        say("abort: " + planned.error().message());
+        bisect_say("abort: " + planned.error().message());
         return kBisectAbort;
     }
     Plan& p = planned.value();
-    if (int rc = build(cli); rc != kBisectGood)
+    if (int rc = run_build(cli); rc != kBisectGood)
         return rc;
     std::error_code ec;
     if (!fs::is_regular_file(cli.kernel, ec)) {
-        say("skip: no kernel at " + cli.kernel + " after the build");
+        bisect_say("skip: no kernel at " + cli.kernel + " after the build");
         return kBisectSkip;
     }
     if (auto s = check_kernel_file(cli.kernel, cli.boot.arch); !s) {
-        say("skip: the build left no kernel QEMU can boot: " + s.error().message());
+        bisect_say("skip: the build left no kernel QEMU can boot: " + s.error().message());
         return kBisectSkip;
     }
     std::vector<std::string> params;
     if (!cli.params_file.empty()) {
         auto words = read_params(cli.params_file);
         if (!words) {
-            say("skip: cannot read the parameters file " + cli.params_file);
+            bisect_say("skip: cannot read the parameters file " + cli.params_file);
             return kBisectSkip;
         }
         params = *words;
@@ -373,17 +200,17 @@ int run_step(BisectCli& cli, const char* argv0) {
     params.insert(params.end(), cli.params.begin(), cli.params.end());
     auto run = plan_boot(cli.boot, params, argv0);
     if (!run) {
-        say("abort: " + run.error().message());
+        bisect_say("abort: " + run.error().message());
         return kBisectAbort;
     }
     if (!settings_accepted("bisect-step", run.value().boot.image, params)) {
-        say("abort: the experiment's parameters are wrong at every commit");
+        bisect_say("abort: the experiment's parameters are wrong at every commit");
         return kBisectAbort;
     }
 
     auto base_run = plan_baseline_boot(cli, params, argv0);
     if (!base_run) {
-        say("abort: " + base_run.error().message());
+        bisect_say("abort: " + base_run.error().message());
         return kBisectAbort;
     }
     StepBoots boots{cli, run.value(), std::move(base_run.value())};
@@ -406,10 +233,10 @@ int run_step(BisectCli& cli, const char* argv0) {
         Judged j = judge_step(cli, judged, boots.steps, 1 - look.alpha);
         if (j.final || j.decision.exit_code != kBisectSkip || boots.steps.size() >= looks.max_boots) {
             if (!j.decision.why.empty())
-                say(j.decision.why);
+                bisect_say(j.decision.why);
             return j.decision.exit_code;
         }
-        say("look " + std::to_string(look.number) + " of " + std::to_string(looks.looks()) + ": " +
+        bisect_say("look " + std::to_string(look.number) + " of " + std::to_string(looks.looks()) + ": " +
             j.decision.why + "; one more boot" + (boots.baseline ? " of each" : ""));
         if (int rc = boots.pair(); rc != kBisectGood)
             return rc;
@@ -476,7 +303,7 @@ int parse_and_run(const std::vector<std::string>& remaining) {
     try {
         return run_step(cli, "initbench");
     } catch (const std::exception& e) {
-        say(std::string("abort: ") + e.what());
+        bisect_say(std::string("abort: ") + e.what());
         return kBisectAbort;
     }
 }

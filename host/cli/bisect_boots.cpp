@@ -1,0 +1,175 @@
+#include "host/cli/bisect_boots.h"
+
+#include "common/text.h"
+#include "host/boot/boot_files.h"
+#include "host/cli/bisect_decide.h"
+#include "host/cli/bisect_inputs.h"
+#include "host/results/results.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+namespace initbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+std::string num_text(double x) { return format_number(x, "%.6g"); }
+} // namespace
+
+void bisect_say(const std::string& line) {
+    std::cout << "bisect-step: " << line << "\n" << std::flush;
+}
+
+// Runs the build; its output goes to our stderr so that stdout stays the step's figures.
+int run_build(const BisectCli& cli) {
+    std::vector<std::string> argv = cli.build;
+    if (!cli.build_shell.empty())
+        argv = {"/bin/sh", "-c", cli.build_shell};
+    if (argv.empty())
+        return kBisectGood;
+    ChildRun run;
+    run.argv = argv;
+    run.timeout_s = cli.build_timeout_s;
+    run.on_output = [](std::string_view bytes) {
+        (void)!::write(2, bytes.data(), bytes.size());
+        return false;
+    };
+    ChildOutcome out = run_child(run);
+    using End = ChildOutcome::End;
+    if (!out.stderr_text.empty() && out.end != End::spawn_failed)
+        std::cerr << out.stderr_text << (out.stderr_text.back() == '\n' ? "" : "\n");
+    if (out.end == End::interrupted) {
+        bisect_say("interrupted while building");
+        return kBisectInterrupted;
+    }
+    std::string why;
+    if (out.end == End::spawn_failed)
+        why = "could not start: " + out.error.substr(0, out.error.find('\n'));
+    else if (out.end == End::timeout || out.end == End::lingered)
+        why = "did not finish in " + num_text(cli.build_timeout_s) + " s";
+    else if (out.term_signal)
+        why = "killed by signal " + std::to_string(out.term_signal);
+    else if (out.exit_code != 0)
+        why = "exited with " + std::to_string(out.exit_code);
+    if (why.empty())
+        return kBisectGood;
+    bisect_say("skip: the build " + why);
+    return kBisectSkip;
+}
+
+namespace {
+
+struct Boots {
+    std::vector<RunFile> runs;
+    int exit_code = kBisectGood; // skip or abort when a boot failed
+};
+
+// DIR/LABEL-NNN-bootB.json: NNN the first number not taken, one per step.
+std::string save_path(const std::string& dir, const char* label, unsigned boot) {
+    for (unsigned n = 1;; n++) {
+        char name[64];
+        std::snprintf(name, sizeof name, "%s-%03u-boot%u.json", label, n, boot);
+        fs::path p = fs::path(dir) / name;
+        if (!fs::exists(p))
+            return p.string();
+    }
+}
+
+// Boots `kernel` `count` more times, numbered from `first`: each boot's document is saved
+// (LABEL-…), and a failed boot ends the step (a skip, or an abort when interrupted).
+Boots boot_all(const BisectCli& cli, const std::string& kernel, const char* label, RunOptions run,
+               unsigned first, unsigned count) {
+    Boots out;
+    // Each bzImage is extracted once (cached by its SHA-256); its boots share the vmlinux.
+    auto kernel_boot = choose_kernel_boot(kernel, cli.boot.arch, boot_mode(cli.boot.boot), run.cache_dir);
+    if (!kernel_boot) {
+        bisect_say("skip: " + kernel_boot.error().message());
+        out.exit_code = kBisectSkip;
+        return out;
+    }
+    run.kernel_boot = std::move(kernel_boot.value());
+    run.boot.kernel = kernel;
+    run.echo = cli.progress;
+    if (!cli.save_dir.empty())
+        fs::create_directories(cli.save_dir);
+    for (unsigned i = first; i < first + count; i++) {
+        RunResult r = boot_and_collect(run);
+        Verdict v = judge(r.log, r.child);
+        nlohmann::json doc = results_document(r.log, v, std::move(r.host), std::move(r.environment));
+        if (!cli.save_dir.empty()) {
+            std::string path = save_path(cli.save_dir, label, i);
+            std::ofstream(path) << doc.dump(1) << "\n";
+        }
+        if (v.exit_code == kExitInterrupted) {
+            bisect_say("interrupted while booting: " + v.reason);
+            out.exit_code = kBisectInterrupted;
+            return out;
+        }
+        if (v.exit_code != kExitOk) {
+            // A run with error records is never good: its numbers may be of another
+            // experiment (a misspelled key) or of a load that failed.
+            std::string why = v.name + " (" + v.reason + ")";
+            if (auto failed = parse_run_document(doc.dump(), ""); failed && !failed.value().errors.empty())
+                why += ", the first: " + failed.value().errors.front();
+            const std::string whose = std::string_view(label) == "step" ? "" : "baseline ";
+            bisect_say("skip: " + whose + "boot " + std::to_string(i) + " of " +
+                std::to_string(std::max(cli.boots, cli.max_boots)) + ": " + why);
+            out.exit_code = kBisectSkip;
+            return out;
+        }
+        auto parsed = parse_results(doc.dump(), "boot " + std::to_string(i));
+        if (!parsed) {
+            bisect_say("skip: " + parsed.error().message());
+            out.exit_code = kBisectSkip;
+            return out;
+        }
+        out.runs.push_back(std::move(parsed.value()));
+    }
+    return out;
+}
+
+} // namespace
+
+Result<std::optional<RunOptions>> plan_baseline_boot(const BisectCli& cli, const std::vector<std::string>& params,
+                                                     const char* argv0) {
+    if (cli.baseline_kernel.empty())
+        return std::optional<RunOptions>{};
+    std::vector<std::string> base_params = params;
+    if (!cli.baseline_params_file.empty()) {
+        auto words = read_params(cli.baseline_params_file);
+        if (!words)
+            return Error{"cannot read the baseline's parameters file " + cli.baseline_params_file};
+        base_params = *words;
+    }
+    auto run = plan_boot(cli.boot, base_params, argv0);
+    if (!run)
+        return Error{"the baseline kernel's boot: " + run.error().message()};
+    return std::optional<RunOptions>{std::move(run.value())};
+}
+
+int StepBoots::one(bool of_baseline) {
+    auto& into = of_baseline ? bases : steps;
+    const unsigned n = unsigned(into.size() + 1);
+    Boots more = of_baseline ? boot_all(cli, cli.baseline_kernel, "baseline", *baseline, n, 1)
+                             : boot_all(cli, cli.kernel, "step", step, n, 1);
+    if (more.exit_code == kBisectGood)
+        into.push_back(std::move(more.runs[0]));
+    return more.exit_code;
+}
+
+int StepBoots::pair() {
+    const bool base_first = baseline && steps.size() % 2 == 0;
+    int rc = base_first ? one(true) : int(kBisectGood);
+    if (rc == kBisectGood)
+        rc = one(false);
+    if (rc == kBisectGood && baseline && !base_first)
+        rc = one(true);
+    return rc;
+}
+
+} // namespace initbench

@@ -1,0 +1,58 @@
+// bisect-step's boots: the command line, the build, and the step's (and the baseline
+// kernel's) boots, each saved and checked before its numbers are used.
+#pragma once
+
+#include "common/result.h"
+#include "host/boot/boot.h"
+#include "host/cli/boot_cli.h"
+#include "host/compare/compare.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace initbench {
+
+struct BisectCli {
+    std::string kernel, params_file, metric, max_change, threshold, build_shell, save_dir;
+    std::string baseline_kernel, baseline_params_file; // the good kernel booted beside each step
+    BootOptions boot; // its clock "" until plan(): the baseline's, else wall
+    std::vector<std::string> params, baseline, build;
+    unsigned boots = 1, max_boots = 0;
+    double build_timeout_s = 6 * 3600, confidence = 0.95;
+    bool progress = false, strict = false;
+};
+
+// One line of the step's account on stdout ("bisect-step: ...").
+void bisect_say(const std::string& line);
+
+// Runs the build command: kBisectGood, a skip naming why it failed, or interrupted.
+int run_build(const BisectCli& cli);
+
+// --baseline-kernel's boot, planned with its parameters (the step's, unless
+// --baseline-params-file gives them); none without --baseline-kernel.
+Result<std::optional<RunOptions>> plan_baseline_boot(const BisectCli& cli, const std::vector<std::string>& params,
+                                                     const char* argv0);
+
+// A step's boots, and with --baseline-kernel the good kernel's beside them in the order
+// B S, S B, B S, ...: a host whose speed drifts during the step moves both sides alike, and
+// those boots, not the --baseline files' numbers, are the baseline.
+struct StepBoots {
+    StepBoots(const BisectCli& cli, RunOptions step, std::optional<RunOptions> baseline)
+        : cli(cli), step(std::move(step)), baseline(std::move(baseline)) {}
+
+    const BisectCli& cli;
+    RunOptions step;
+    std::optional<RunOptions> baseline;
+    std::vector<RunFile> steps, bases;
+
+    // One more boot of the step, and one of the baseline kernel when there is one: kBisectGood,
+    // or the skip or abort a failed boot ends the step with (it has said why).
+    int pair();
+
+private:
+    int one(bool of_baseline);
+};
+
+} // namespace initbench
