@@ -8,7 +8,7 @@ phase (the init names them initbench-load-1, -2, ... in phase order) rather than
 so that the fault lands in the phase the test means whatever the machine's speed.
 
 Already covered elsewhere, and not repeated here: the guest watchdog (test_boot.Watchdog),
-the host --timeout and SIGTERM to `initbench run` (test_boot.HostControl), out of memory
+the host --timeout and SIGTERM to `initbench run` (test_host.HostControl), out of memory
 in a load (test_loads.LoadOutOfMemory)."""
 import json
 import os
