@@ -178,24 +178,10 @@ def window_count(background):
     return at["window_close"] - at["window_open"]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kernel")
-    ap.add_argument("--cli", default=str(ROOT / "build/host/initbench"))
-    ap.add_argument("--image", help="base image to pack bpftrace onto (default: the one beside --cli's build)")
-    ap.add_argument("--clock", default="icount", choices=["icount", "wall"])
-    ap.add_argument("--duration", default="2")
-    ap.add_argument("--no-bpftrace", action="store_true", help="only initbench's own probes")
-    a = ap.parse_args()
-    kernel = a.kernel or subprocess.run([str(ROOT / "scripts/fetch-debs.sh"), "kernel", "amd64"], check=True,
-                                        capture_output=True, text=True).stdout.strip()
-    image = a.image or str(Path(a.cli).resolve().parents[1] / "initbench-x86_64.cpio.gz")
-    rows = []
-    same_window = None
-    base_rate, _, _, _ = boot(a.cli, kernel, a.clock, a.duration, [])
-    base_ns = 1e9 / base_rate
-    rows.append(("no probe", base_ns, None, None, None, None, None, None))
-    floors = {}  # mechanism: the floor's cost per event
+def funclat_rows(a, kernel, base_ns):
+    """The floor (empty programs) and funclat on FUNCTION, fentry and kprobe: their rows and
+    the floor's cost per event for each mechanism."""
+    rows, floors = [], {}
     for mode in ("fentry", "kprobe"):
         for name in ("floor", "funclat"):
             rate, calls, probe, _ = boot(a.cli, kernel, a.clock, a.duration,
@@ -213,44 +199,53 @@ def main():
                 floors[probe["mechanism"]] = per_event
             times_floor = per_event / floors[probe["mechanism"]] if floors.get(probe["mechanism"]) else None
             rows.append((f"{name} {probe['mechanism']}", ns, per_event, recorded, events, calls, None, times_floor))
-    rows += other_rows(a, kernel)
-    if not a.no_bpftrace:
-        binary = shutil.which("bpftrace")
-        if not binary:
-            sys.exit("bench-probes: no bpftrace on this host: apt-get install bpftrace (or --no-bpftrace)")
-        with tempfile.TemporaryDirectory(prefix="initbench-bench-probes-") as t:
-            tmp = Path(t)
-            bpftrace_kit(tmp)
-            packed = tmp / "bpftrace.cpio.gz"
-            subprocess.run([a.cli, "pack", "--image", image, "--program", f"{binary}:bpftrace",
-                            "--data", f"{tmp / 'bpftrace'}:{GUEST_DIR}", "-o", str(packed)],
-                           check=True, capture_output=True, text=True)
-            def with_bpftrace(mode, extra=()):
-                return boot(a.cli, kernel, a.clock, a.duration,
-                            [f'initbench.background="{GUEST_DIR}/run.sh -f json {GUEST_DIR}/{mode}.bt"',
-                             f"initbench.background.ready={READY}", "initbench.background.window_signal=USR1",
-                             "initbench.background.record=1", "initbench.background.ready_timeout=3000",
-                             "initbench.timeout=3500", *extra],
-                            ["--image", str(packed), "--memory", "2048", "--timeout", "3600"])
+    return rows, floors
 
-            for mode, (entry, exit_) in BPFTRACE_MODES.items():
-                rate, calls, _, background = with_bpftrace(mode)
-                name = f"bpftrace {entry}/{exit_}"
-                if not background:
-                    rows.append((name, None, None, None, None, None, "no background record", None))
-                    continue
-                ns = 1e9 / rate
-                events = window_count(background)
-                per_event = cost_per_event(ns, base_ns, events, calls)
-                fentry_floor = floors.get("fentry/fexit") if entry == "kfunc" else floors.get("kprobe/kretprobe")
-                rows.append((name, ns, per_event, None, events, calls, None,
-                             per_event / fentry_floor if fentry_floor and per_event else None))
-                print(f"{name}: attached {background['ready_s']:.1f} s after its start", file=sys.stderr)
-            # Both at once, on the same calls: do they count the same events?
-            _, calls, probe, background = with_bpftrace("kfunc", [f"initbench.funclat={FUNCTION}",
-                                                                  "initbench.attach=fentry"])
-            same_window = (probe["count"], window_count(background), calls)
-    print(f"clock {a.clock}, kernel {Path(kernel).name}, {FUNCTION}")
+
+def bpftrace_rows(a, kernel, image, base_ns, floors):
+    """bpftrace, packed onto the image, in each of BPFTRACE_MODES; then bpftrace and funclat in
+    one window. Returns the rows and (funclat's count, bpftrace's count, the load's calls)."""
+    binary = shutil.which("bpftrace")
+    if not binary:
+        sys.exit("bench-probes: no bpftrace on this host: apt-get install bpftrace (or --no-bpftrace)")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="initbench-bench-probes-") as t:
+        tmp = Path(t)
+        bpftrace_kit(tmp)
+        packed = tmp / "bpftrace.cpio.gz"
+        subprocess.run([a.cli, "pack", "--image", image, "--program", f"{binary}:bpftrace",
+                        "--data", f"{tmp / 'bpftrace'}:{GUEST_DIR}", "-o", str(packed)],
+                       check=True, capture_output=True, text=True)
+
+        def with_bpftrace(mode, extra=()):
+            return boot(a.cli, kernel, a.clock, a.duration,
+                        [f'initbench.background="{GUEST_DIR}/run.sh -f json {GUEST_DIR}/{mode}.bt"',
+                         f"initbench.background.ready={READY}", "initbench.background.window_signal=USR1",
+                         "initbench.background.record=1", "initbench.background.ready_timeout=3000",
+                         "initbench.timeout=3500", *extra],
+                        ["--image", str(packed), "--memory", "2048", "--timeout", "3600"])
+
+        for mode, (entry, exit_) in BPFTRACE_MODES.items():
+            rate, calls, _, background = with_bpftrace(mode)
+            name = f"bpftrace {entry}/{exit_}"
+            if not background:
+                rows.append((name, None, None, None, None, None, "no background record", None))
+                continue
+            ns = 1e9 / rate
+            events = window_count(background)
+            per_event = cost_per_event(ns, base_ns, events, calls)
+            floor = floors.get("fentry/fexit") if entry == "kfunc" else floors.get("kprobe/kretprobe")
+            rows.append((name, ns, per_event, None, events, calls, None,
+                         per_event / floor if floor and per_event else None))
+            print(f"{name}: attached {background['ready_s']:.1f} s after its start", file=sys.stderr)
+        # Both at once, on the same calls: do they count the same events?
+        _, calls, probe, background = with_bpftrace("kfunc", [f"initbench.funclat={FUNCTION}",
+                                                              "initbench.attach=fentry"])
+        return rows, (probe["count"], window_count(background), calls)
+
+
+def print_table(clock, kernel, rows, same_window):
+    print(f"clock {clock}, kernel {Path(kernel).name}, {FUNCTION}")
     print(f"{'setup':44} {'ns/call':>9} {'probe ns/event':>15} {'record ns/event':>16} {'record/measured':>16} "
           f"{'events':>10} {'calls':>10} {'events/calls':>13} {'x floor':>8}")
     blank = lambda w: " " * w
@@ -267,6 +262,30 @@ def main():
         funclat, bpftrace, calls = same_window
         print(f"one window, both probes: funclat fentry/fexit {funclat}, bpftrace kfunc/kretfunc {bpftrace} "
               f"({bpftrace - funclat:+d}, {100 * (bpftrace - funclat) / funclat:+.3f} %), load calls {calls}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kernel")
+    ap.add_argument("--cli", default=str(ROOT / "build/host/initbench"))
+    ap.add_argument("--image", help="base image to pack bpftrace onto (default: the one beside --cli's build)")
+    ap.add_argument("--clock", default="icount", choices=["icount", "wall"])
+    ap.add_argument("--duration", default="2")
+    ap.add_argument("--no-bpftrace", action="store_true", help="only initbench's own probes")
+    a = ap.parse_args()
+    kernel = a.kernel or subprocess.run([str(ROOT / "scripts/fetch-debs.sh"), "kernel", "amd64"], check=True,
+                                        capture_output=True, text=True).stdout.strip()
+    image = a.image or str(Path(a.cli).resolve().parents[1] / "initbench-x86_64.cpio.gz")
+    base_rate, _, _, _ = boot(a.cli, kernel, a.clock, a.duration, [])
+    base_ns = 1e9 / base_rate
+    rows = [("no probe", base_ns, None, None, None, None, None, None)]
+    more, floors = funclat_rows(a, kernel, base_ns)
+    rows += more + other_rows(a, kernel)
+    same_window = None
+    if not a.no_bpftrace:
+        more, same_window = bpftrace_rows(a, kernel, image, base_ns, floors)
+        rows += more
+    print_table(a.clock, kernel, rows, same_window)
     return 0
 
 

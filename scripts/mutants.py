@@ -143,6 +143,12 @@ BREAKS = [
     Break("rpath-not-inherited", "a library's libraries are not searched in the DT_RPATH of those that loaded it",
           "host/image/elf_deps.cpp", "            found.inherited_rpath = search.rpath_chain(obj, origin);\n", "",
           r"^PackPrograms\.RpathIsInheritedRunpathIsNot$"),
+    Break("funclat-slot-owner-unchecked", "funclat times a return against the call in its slot, whichever thread began it",
+          "bpf/funclat/funclat_calls.bpf.h", "    return c && c->tid == tid && c->start ? c : 0;",
+          "    return c && c->start ? c : 0;", r"^FunclatCalls\."),
+    Break("funclat-displaced-uncounted", "a call that loses its slot to another thread is not counted as missed",
+          "bpf/funclat/funclat_calls.bpf.h", "    int displaced = slot->start && slot->tid != tid;",
+          "    int displaced = 0;", r"^FunclatCalls\."),
 ]
 
 

@@ -26,15 +26,11 @@ ONE_SLOT_MAP(BPF_MAP_TYPE_PERCPU_ARRAY, hist, struct funclat_hist, this_cpu_hist
 
 static __always_inline int on_entry(void) {
     __u32 tid = (__u32)bpf_get_current_pid_tgid();
-    struct call c = {.start = bpf_ktime_get_ns()};
     struct funclat_hist *h = this_cpu_hist();
     if (!h)
         return 0;
     h->entries++;
-    struct call *slot = bpf_map_lookup_elem(&calls, &tid);
-    if (slot)
-        *slot = c;
-    else if (bpf_map_update_elem(&calls, &tid, &c, BPF_ANY) != 0)
+    if (call_enter(tid) > 0)
         h->missed++;
     return 0;
 }
@@ -61,24 +57,16 @@ static __always_inline void count(struct funclat_hist *h, __u64 d) {
 }
 
 static __always_inline int on_exit(void) {
-    __u32 tid = (__u32)bpf_get_current_pid_tgid();
-    struct call *c = bpf_map_lookup_elem(&calls, &tid);
-    if (!c || !c->start) /* a call that began before the probe attached */
+    struct call_end end;
+    if (!call_return((__u32)bpf_get_current_pid_tgid(), &end))
         return 0;
-    __u64 d = bpf_ktime_get_ns() - c->start;
-    __u64 off = c->out_total;
-    __u32 switches = c->switches;
-    c->start = 0; /* the slot stays for the thread's next call (funclat_calls.bpf.h) */
-
     struct funclat_hist *h = this_cpu_hist();
     if (!h)
         return 0;
-    if (switches)
+    if (end.switches)
         h->switched_out++;
-    if (off > d)
-        off = d;
-    h->subtracted_ns += off;
-    count(h, d - off);
+    h->subtracted_ns += end.switched_out;
+    count(h, end.duration - end.switched_out);
     return 0;
 }
 

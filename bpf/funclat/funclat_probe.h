@@ -8,7 +8,7 @@
 
 #define FUNCLAT_LOG2_SLOTS 48     /* 2^47 ns is ~39 hours: enough for anything */
 #define FUNCLAT_LIN_MAX_BUCKETS 256
-#define FUNCLAT_MAX_THREADS 16384 /* concurrent calls in flight */
+#define FUNCLAT_MAX_THREADS 16384 /* slots for calls in flight: a power of two (funclat_calls.bpf.h) */
 
 /* What is subtracted from a call's duration: nothing, the time the thread was preempted
  * (switched out while runnable), or all the time it was switched out. */
@@ -22,7 +22,7 @@ struct funclat_hist {
     unsigned long long min_ns;
     unsigned long long max_ns;
     unsigned long long entries;       /* calls entered; more than count when returns are lost */
-    unsigned long long missed;        /* entries whose start could not be stored */
+    unsigned long long missed;        /* calls in flight that lost their slot to another thread's */
     unsigned long long switched_out;  /* calls during which the thread was switched out */
     unsigned long long subtracted_ns; /* time taken off by the subtraction */
     unsigned long long log2[FUNCLAT_LOG2_SLOTS];
