@@ -149,6 +149,10 @@ BREAKS = [
     Break("funclat-displaced-uncounted", "a call that loses its slot to another thread is not counted as missed",
           "bpf/funclat/funclat_calls.bpf.h", "    int displaced = slot->start && slot->tid != tid;",
           "    int displaced = 0;", r"^FunclatCalls\."),
+    Break("lzma-error-as-a-number", "a corrupt xz or lzma payload is reported by liblzma's number alone",
+          "host/boot/decompress.cpp", "            return Error{std::string(format) + \": \" + lzma_reason(rc)};",
+          "            return Error{std::string(format) + \": liblzma error \" + std::to_string(rc)};",
+          r"^KernelImage\.CorruptPayloadIsAnError$"),
 ]
 
 

@@ -51,6 +51,53 @@ Error cut_short(const char* format) {
     return Error{std::string(format) + ": the stream ends before its end marker (truncated)"};
 }
 
+// What each library's return codes mean, named so that a message says why, with the code.
+struct CodeMeaning {
+    int code;
+    const char* meaning;
+};
+
+std::string reason(const char* library, int rc, std::initializer_list<CodeMeaning> known, const char* otherwise) {
+    const char* meaning = otherwise;
+    for (const auto& k : known)
+        if (k.code == rc)
+            meaning = k.meaning;
+    return std::string(meaning) + " (" + library + " " + std::to_string(rc) + ")";
+}
+
+std::string zlib_reason(int rc) { return reason("zlib", rc, {}, zError(rc)); }
+
+std::string bzip2_reason(int rc) {
+    return reason("libbz2", rc,
+                  {{BZ_DATA_ERROR, "the data is corrupt"},
+                   {BZ_DATA_ERROR_MAGIC, "not bzip2 data"},
+                   {BZ_MEM_ERROR, "out of memory"},
+                   {BZ_PARAM_ERROR, "bad parameters"},
+                   {BZ_CONFIG_ERROR, "libbz2 is miscompiled"}},
+                  "unexpected error");
+}
+
+std::string lzma_reason(lzma_ret rc) {
+    return reason("liblzma", int(rc),
+                  {{LZMA_DATA_ERROR, "the data is corrupt"},
+                   {LZMA_FORMAT_ERROR, "not in this format"},
+                   {LZMA_OPTIONS_ERROR, "options this liblzma does not support"},
+                   {LZMA_UNSUPPORTED_CHECK, "an integrity check this liblzma cannot verify"},
+                   {LZMA_MEM_ERROR, "out of memory"},
+                   {LZMA_MEMLIMIT_ERROR, "needs more than the decoder's memory limit"},
+                   {LZMA_PROG_ERROR, "liblzma was called wrongly"}},
+                  "unexpected error");
+}
+
+std::string lzo_reason(int rc) {
+    return reason("liblzo2", rc,
+                  {{LZO_E_INPUT_OVERRUN, "the compressed block ends early"},
+                   {LZO_E_OUTPUT_OVERRUN, "the block decodes to more than its length"},
+                   {LZO_E_LOOKBEHIND_OVERRUN, "the data is corrupt (a match before the start)"},
+                   {LZO_E_INPUT_NOT_CONSUMED, "the block decodes to less than its length"}},
+                  "the data is corrupt");
+}
+
 std::uint32_t be32(const std::uint8_t* p) {
     return std::uint32_t(p[0]) << 24 | std::uint32_t(p[1]) << 16 | std::uint32_t(p[2]) << 8 | p[3];
 }
@@ -65,8 +112,8 @@ bool starts_with(std::span<const std::uint8_t> data, std::initializer_list<std::
 
 Result<Bytes> gunzip(std::span<const std::uint8_t> in, std::size_t limit) {
     z_stream s{};
-    if (inflateInit2(&s, 16 + MAX_WBITS) != Z_OK) // 16: gzip wrapper only
-        return Error{"gzip: inflateInit2 failed"};
+    if (int rc = inflateInit2(&s, 16 + MAX_WBITS); rc != Z_OK) // 16: gzip wrapper only
+        return Error{"gzip: cannot start zlib's decoder: " + zlib_reason(rc)};
     std::unique_ptr<z_stream, int (*)(z_stream*)> end(&s, inflateEnd);
     s.next_in = const_cast<Bytef*>(in.data());
     s.avail_in = static_cast<uInt>(in.size());
@@ -84,14 +131,14 @@ Result<Bytes> gunzip(std::span<const std::uint8_t> in, std::size_t limit) {
         if (rc == Z_BUF_ERROR && s.avail_in == 0)
             return cut_short("gzip");
         if (rc != Z_OK && rc != Z_BUF_ERROR)
-            return Error{std::string("gzip: ") + (s.msg ? s.msg : "data error")};
+            return Error{"gzip: " + (s.msg ? reason("zlib", rc, {}, s.msg) : zlib_reason(rc))};
     }
 }
 
 Result<Bytes> bunzip2(std::span<const std::uint8_t> in, std::size_t limit) {
     bz_stream s{};
-    if (BZ2_bzDecompressInit(&s, 0, 0) != BZ_OK)
-        return Error{"bzip2: BZ2_bzDecompressInit failed"};
+    if (int rc = BZ2_bzDecompressInit(&s, 0, 0); rc != BZ_OK)
+        return Error{"bzip2: cannot start libbz2's decoder: " + bzip2_reason(rc)};
     std::unique_ptr<bz_stream, int (*)(bz_stream*)> end(&s, BZ2_bzDecompressEnd);
     s.next_in = const_cast<char*>(reinterpret_cast<const char*>(in.data()));
     s.avail_in = static_cast<unsigned>(in.size());
@@ -108,7 +155,7 @@ Result<Bytes> bunzip2(std::span<const std::uint8_t> in, std::size_t limit) {
         if (rc == BZ_STREAM_END)
             return out.take();
         if (rc != BZ_OK)
-            return Error{"bzip2: data error (" + std::to_string(rc) + ")"};
+            return Error{"bzip2: " + bzip2_reason(rc)};
         if (s.avail_in == 0 && made == 0)
             return cut_short("bzip2");
     }
@@ -135,22 +182,22 @@ Result<Bytes> run_lzma(lzma_stream& s, const char* format, std::span<const std::
         if (rc == LZMA_BUF_ERROR) // no progress: the input ran out
             return cut_short(format);
         if (rc != LZMA_OK)
-            return Error{std::string(format) + ": liblzma error " + std::to_string(rc)};
+            return Error{std::string(format) + ": " + lzma_reason(rc)};
     }
 }
 
 Result<Bytes> unlzma(std::span<const std::uint8_t> in, std::size_t limit) {
     lzma_stream s = LZMA_STREAM_INIT;
-    if (lzma_alone_decoder(&s, kDecoderMemory) != LZMA_OK)
-        return Error{"lzma: lzma_alone_decoder failed"};
+    if (lzma_ret rc = lzma_alone_decoder(&s, kDecoderMemory); rc != LZMA_OK)
+        return Error{"lzma: cannot start liblzma's decoder: " + lzma_reason(rc)};
     return run_lzma(s, "lzma", in, limit);
 }
 
 Result<Bytes> unxz(std::span<const std::uint8_t> in, std::size_t limit) {
     lzma_stream s = LZMA_STREAM_INIT;
     // No LZMA_CONCATENATED: decoding stops at the end of the first stream.
-    if (lzma_stream_decoder(&s, kDecoderMemory, 0) != LZMA_OK)
-        return Error{"xz: lzma_stream_decoder failed"};
+    if (lzma_ret rc = lzma_stream_decoder(&s, kDecoderMemory, 0); rc != LZMA_OK)
+        return Error{"xz: cannot start liblzma's decoder: " + lzma_reason(rc)};
     return run_lzma(s, "xz", in, limit);
 }
 
@@ -186,9 +233,10 @@ constexpr std::uint32_t kLzopAdler32D = 0x1, kLzopAdler32C = 0x2, kLzopExtraFiel
                         kLzopHeaderCrc32 = 0x1000;
 constexpr std::uint32_t kLzopMaxBlock = 64u << 20; // lzop's own limit
 
-bool lzo_ready() {
-    static const bool ok = lzo_init() == LZO_E_OK;
-    return ok;
+// lzo_init's code, once: it fails only when liblzo2 was built for another ABI.
+int lzo_ready() {
+    static const int rc = lzo_init();
+    return rc;
 }
 
 // The header after the 9-byte magic, up to and including its checksum. Returns the flags.
@@ -228,8 +276,9 @@ Result<std::uint32_t> lzop_header(BeReader& r, std::span<const std::uint8_t> in)
 // The kernel's lzo payload is lzop's container: a header, then blocks of at most 256 KiB
 // (each stored or LZO1X-compressed, with optional checksums), ended by a zero length.
 Result<Bytes> unlzo(std::span<const std::uint8_t> in, std::size_t limit) {
-    if (!lzo_ready())
-        return Error{"lzo: lzo_init failed"};
+    if (int rc = lzo_ready(); rc != LZO_E_OK)
+        return Error{"lzo: cannot start liblzo2: lzo_init returned " + std::to_string(rc) +
+                     " (a library built for another ABI)"};
     BeReader r(in);
     std::span<const std::uint8_t> magic;
     r.bytes(9, magic);
@@ -265,8 +314,11 @@ Result<Bytes> unlzo(std::span<const std::uint8_t> in, std::size_t limit) {
         if (packed) {
             lzo_uint made = dst_len;
             int rc = lzo1x_decompress_safe(src.data(), src.size(), out.data() + at, &made, nullptr);
-            if (rc != LZO_E_OK || made != dst_len)
-                return Error{"lzo: a block does not decompress (" + std::to_string(rc) + ")"};
+            if (rc != LZO_E_OK)
+                return Error{"lzo: a block does not decompress: " + lzo_reason(rc)};
+            if (made != dst_len)
+                return Error{"lzo: a block decodes to " + std::to_string(made) + " bytes, not its " +
+                             std::to_string(dst_len)};
         } else {
             std::memcpy(out.data() + at, src.data(), src.size());
         }
@@ -296,8 +348,9 @@ Result<Bytes> unlz4(std::span<const std::uint8_t> in, std::size_t limit) {
                                          : Error{"lz4: a block of " + std::to_string(len) + " bytes is too long"};
         int made = LZ4_decompress_safe(reinterpret_cast<const char*>(&in[pos]), reinterpret_cast<char*>(block.data()),
                                        static_cast<int>(len), static_cast<int>(kBlock));
-        if (made < 0)
-            return Error{"lz4: a block does not decompress"};
+        if (made < 0) // liblz4 says only that the block is malformed
+            return Error{"lz4: a block of " + std::to_string(len) + " bytes does not decompress: the data "
+                         "is corrupt (liblz4 " + std::to_string(made) + ")"};
         if (out.size() + static_cast<std::size_t>(made) > limit)
             return too_big("lz4", limit);
         for (std::size_t done = 0; done < static_cast<std::size_t>(made);) {
@@ -317,7 +370,7 @@ Result<Bytes> unlz4(std::span<const std::uint8_t> in, std::size_t limit) {
 Result<Bytes> unzstd(std::span<const std::uint8_t> in, std::size_t limit) {
     std::unique_ptr<ZSTD_DCtx, std::size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
     if (!ctx)
-        return Error{"zstd: ZSTD_createDCtx failed"};
+        return Error{"zstd: cannot start libzstd's decoder (ZSTD_createDCtx: out of memory)"};
     ZSTD_inBuffer src{in.data(), in.size(), 0};
     Sink out(limit);
     for (;;) {
