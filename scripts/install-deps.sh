@@ -34,6 +34,8 @@ test_packages=(
   qemu-system-arm
   # results documents are validated against docs/schema/
   python3-jsonschema
+  # the tests' and scripts' Python is checked for undefined and unused names (lint.python)
+  python3-pyflakes
   # the report test loads the page in a headless browser
   chromium
   # the minimal test kernels (scripts/build-kernel.sh): Debian's source and its build tools

@@ -346,3 +346,23 @@ def check_kconfig_prediction(test, config_path, results_run):
     test.assertFalse(unexercised, f"{config_path}: the boot does not exercise these rows: add their parameters")
     test.assertFalse(mismatches, f"{config_path}: kconfig check disagrees with the boot:\n" + "\n".join(mismatches))
     return checked
+
+
+def refused_on_host(test, *args, command="run", params=("initbench.duration=1",)):
+    """`initbench COMMAND ARGS -- PARAMS` with a stand-in QEMU on PATH that records any start:
+    checks exit 2 and that QEMU never started; returns stderr."""
+    with tempfile.TemporaryDirectory(prefix="initbench-refusals-") as tmp:
+        bin_dir = Path(tmp) / "bin"
+        bin_dir.mkdir()
+        started = Path(tmp) / "qemu-started"
+        for name in ("qemu-system-x86_64", "qemu-system-aarch64"):
+            fake = bin_dir / name
+            fake.write_text(f"#!/bin/sh\ntouch {started}\nexit 1\n")
+            fake.chmod(0o755)
+        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+        accel = ["--accel", "tcg"] if command == "run" and "--accel" not in args else []
+        p = subprocess.run([INITBENCH, command, *accel, *args, "--", *params],
+                           capture_output=True, text=True, env=env, timeout=limits.HOST_S)
+        test.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        test.assertFalse(started.exists(), "QEMU was started")
+        return p.stderr

@@ -8,7 +8,6 @@ import unittest
 from pathlib import Path
 
 import bootlib
-import limits
 
 # A short experiment: every boot test shrinks the profile so a boot takes seconds.
 SHORT = "initbench.duration=1"
@@ -183,7 +182,7 @@ class BadParameters(unittest.TestCase):
     def check_rejected(self, param, key, reason_re):
         # The host refuses it first, with no boot; booted past that check, the init refuses
         # it with the same words (one check, the same code on both sides).
-        refusal = refused_on_host(self, "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE, params=(SHORT, param))
+        refusal = bootlib.refused_on_host(self, "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE, params=(SHORT, param))
         r = bootlib.run(SHORT, param, extra_args=["--no-host-check"])
         self.assertEqual(r.code, 1, r.stdout + r.stderr)
         assert_clean_end(self, r)

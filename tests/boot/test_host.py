@@ -101,33 +101,13 @@ class HostControl(unittest.TestCase):
         self.assertEqual(self.auto.code, 0, self.auto.stdout + self.auto.stderr)
 
 
-def refused_on_host(test, *args, command="run", params=("initbench.duration=1",)):
-    """`initbench COMMAND ARGS -- PARAMS` with a stand-in QEMU on PATH that records any start:
-    checks exit 2 and that QEMU never started; returns stderr."""
-    with tempfile.TemporaryDirectory(prefix="initbench-refusals-") as tmp:
-        bin_dir = Path(tmp) / "bin"
-        bin_dir.mkdir()
-        started = Path(tmp) / "qemu-started"
-        for name in ("qemu-system-x86_64", "qemu-system-aarch64"):
-            fake = bin_dir / name
-            fake.write_text(f"#!/bin/sh\ntouch {started}\nexit 1\n")
-            fake.chmod(0o755)
-        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
-        accel = ["--accel", "tcg"] if command == "run" and "--accel" not in args else []
-        p = subprocess.run([bootlib.INITBENCH, command, *accel, *args, "--", *params],
-                           capture_output=True, text=True, env=env, timeout=limits.HOST_S)
-        test.assertEqual(p.returncode, 2, p.stdout + p.stderr)
-        test.assertFalse(started.exists(), "QEMU was started")
-        return p.stderr
-
-
 class HostRefusals(unittest.TestCase):
     """A file that is not a kernel or not an initramfs, and parameters the init would refuse,
     are refused on the host, exit 2, with their reason, and QEMU never starts."""
     ctest_boots = 0
 
     def refused(self, *args, params=("initbench.duration=1",)):
-        return refused_on_host(self, *args, params=params)
+        return bootlib.refused_on_host(self, *args, params=params)
 
     def image_args(self):
         return ("--kernel", bootlib.kernel(), "--image", bootlib.IMAGE)
@@ -189,12 +169,12 @@ class HostRefusals(unittest.TestCase):
                                   "initbench.phases=none,spin", "initbench.cmd=/payload/bin/spin.sh"],
                                  capture_output=True, text=True, timeout=limits.HOST_S)
             self.assertEqual(job.returncode, 0, job.stderr)
-            err = refused_on_host(self, "--kernel", bootlib.kernel(), "--image", str(packed),
+            err = bootlib.refused_on_host(self, "--kernel", bootlib.kernel(), "--image", str(packed),
                                   params=("initbench.phases=none,spinn",))
             self.assertIn("unknown load 'spinn' (did you mean 'spin'?)", err)
 
     def test_lava_job_checks_its_parameters_against_the_image(self):
-        err = refused_on_host(self, "--kernel", "http://lab/bzImage", "--image", "http://lab/initbench.cpio.gz",
+        err = bootlib.refused_on_host(self, "--kernel", "http://lab/bzImage", "--image", "http://lab/initbench.cpio.gz",
                               "--check-image", bootlib.IMAGE, command="lava-job", params=("initbench.phases=frok",))
         self.assertIn("initbench lava-job: cmdline: initbench.phases=frok: unknown load 'frok'", err)
         ok = subprocess.run([bootlib.INITBENCH, "lava-job", "--kernel", "http://lab/bzImage", "--image",
@@ -215,9 +195,9 @@ class HostRefusals(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             ab = ("-o", f"{tmp}/ab", *self.image_args(), "--params", "", "--params", "nokaslr",
                   "--accel", "auto", "--boot", "pvh")
-            err = refused_on_host(self, *ab, "--clock", "icount", command="ab", params=("initbench.machine.cpus=2",))
+            err = bootlib.refused_on_host(self, *ab, "--clock", "icount", command="ab", params=("initbench.machine.cpus=2",))
             self.assertIn("initbench ab: A: " + icount_2, err)
-            self.assertIn(too_many, refused_on_host(self, *ab, "--cpus", "300", command="ab"))
+            self.assertIn(too_many, bootlib.refused_on_host(self, *ab, "--cpus", "300", command="ab"))
         step = [bootlib.INITBENCH, "bisect-step", *self.image_args(), "--metric", "fork/ops_per_s",
                 "--threshold", "<1", "--accel", "auto", "--boot", "pvh"]
         for extra, message in ((["--clock", "icount", "--param", "initbench.machine.cpus=2"], icount_2),
@@ -233,7 +213,7 @@ class HostRefusals(unittest.TestCase):
         # under --accel auto it is not tried, and no verdict against the host's KVM is left.
         self.assertEqual(os.uname().machine, "x86_64", "the foreign guest below is aarch64")
         arm64 = ("--arch", "aarch64", "--kernel", bootlib.fetch_kernel("arm64"), "--image", bootlib.IMAGE_AARCH64)
-        err = refused_on_host(self, *arm64, "--accel", "kvm", command="run")
+        err = bootlib.refused_on_host(self, *arm64, "--accel", "kvm", command="run")
         self.assertIn("--accel kvm: KVM runs x86_64 guests on this host, not aarch64", err)
         with tempfile.TemporaryDirectory() as tmp:
             fake = Path(tmp) / "qemu-system-aarch64"
