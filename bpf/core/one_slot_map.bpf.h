@@ -14,5 +14,5 @@
     } name SEC(".maps");                                                                           \
     static __always_inline value_type *lookup(void) {                                              \
         __u32 zero = 0;                                                                            \
-        return bpf_map_lookup_elem(&name, &zero);                                                  \
+        return (value_type *)bpf_map_lookup_elem(&name, &zero);                                  \
     }

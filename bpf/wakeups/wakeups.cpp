@@ -8,19 +8,68 @@
 #include "wakeups_btf.skel.h"
 #include "common/config.h"
 #include "common/record_types.h"
+#include "sys/procfs.h"
 
 #include <bpf/bpf.h>
+#include <algorithm>
 #include <bpf/libbpf.h>
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <span>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
 
 namespace initbench {
 namespace {
 
-// The maps both objects have; `owner` destroys the skeleton that holds them.
+// An array map (BPF_F_MMAPABLE) mapped into init's memory, where clearing or counting it
+// costs no system call per id.
+class MappedArray {
+public:
+    MappedArray() = default;
+    MappedArray(const MappedArray&) = delete;
+    MappedArray& operator=(const MappedArray&) = delete;
+    ~MappedArray() {
+        if (base_ != MAP_FAILED)
+            munmap(base_, length_);
+    }
+
+    bool map(const bpf_map* map, std::string& why) {
+        const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+        length_ = (size_t{bpf_map__value_size(map)} * bpf_map__max_entries(map) + page - 1) / page * page;
+        base_ = mmap(nullptr, length_, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+        if (base_ == MAP_FAILED) {
+            why = std::string("mapping ") + bpf_map__name(map) + ": " + strerror(errno);
+            return false;
+        }
+        return true;
+    }
+
+    std::span<volatile uint64_t> words() const {
+        return {static_cast<volatile uint64_t*>(base_), length_ / sizeof(uint64_t)};
+    }
+    std::span<volatile uint8_t> bytes() const { return {static_cast<volatile uint8_t*>(base_), length_}; }
+
+private:
+    void* base_ = MAP_FAILED;
+    size_t length_ = 0;
+};
+
+template <typename T>
+uint64_t count_nonzero(std::span<volatile T> values) {
+    return static_cast<uint64_t>(std::count_if(values.begin(), values.end(), [](T v) { return v != 0; }));
+}
+
+template <typename T>
+void clear(std::span<volatile T> values) {
+    for (volatile T& v : values)
+        v = 0;
+}
+
+// The maps both objects have, and the BTF object's arrays; `owner` destroys the skeleton
+// that holds them.
 struct LoadedSets {
     std::shared_ptr<void> owner;
     const bpf_object* obj = nullptr;
@@ -28,6 +77,8 @@ struct LoadedSets {
     bpf_map* processes = nullptr;
     bpf_map* mms = nullptr;
     bpf_map* counts = nullptr;
+    std::shared_ptr<MappedArray> thread_mm;     // BTF only: a word per thread id
+    std::shared_ptr<MappedArray> process_flags; // BTF only: a byte per process id
 };
 
 // Opens, loads and attaches one of the two skeletons (same map names, different programs);
@@ -48,7 +99,7 @@ bool load_sets(Skel* (*open)(), int (*load)(Skel*), int (*attach)(Skel*), void (
     step.emplace("attach");
     if (int err = attach(skel.get()); err)
         return log.failed(why, "attach", -err);
-    out = {skel, skel->obj, skel->maps.threads, skel->maps.processes, skel->maps.mms, skel->maps.counts};
+    out = {skel, skel->obj, skel->maps.threads, skel->maps.processes, skel->maps.mms, skel->maps.counts, {}, {}};
     return true;
 }
 
@@ -132,6 +183,12 @@ public:
         count_keys<uint32_t>(sets_.threads, true);
         count_keys<uint32_t>(sets_.processes, true);
         count_keys<uint64_t>(sets_.mms, true);
+        if (sets_.thread_mm) {
+            // thread_mm last: a thread woken meanwhile and still found marked skips its
+            // process and mm, which must then not be cleared after it.
+            clear(sets_.process_flags->bytes());
+            clear(sets_.thread_mm->words());
+        }
         zero_error_ = zero_per_cpu_why<wakeup_counts>(sets_.counts);
     }
 
@@ -139,9 +196,15 @@ public:
         if (!supported())
             return;
         snap_ = nlohmann::json::object();
-        snap_["threads"] = count_keys<uint32_t>(sets_.threads, false);
+        uint64_t threads = count_keys<uint32_t>(sets_.threads, false);
+        uint64_t processes = count_keys<uint32_t>(sets_.processes, false);
+        if (sets_.thread_mm) {
+            threads += count_nonzero(sets_.thread_mm->words());
+            processes += count_nonzero(sets_.process_flags->bytes());
+        }
+        snap_["threads"] = threads;
         // Without the task pointer only thread ids are known: the rest is absent, not 0.
-        snap_["processes"] = btf() ? nlohmann::json(count_keys<uint32_t>(sets_.processes, false)) : nullptr;
+        snap_["processes"] = btf() ? nlohmann::json(processes) : nullptr;
         snap_["mms"] = btf() ? nlohmann::json(count_keys<uint64_t>(sets_.mms, false)) : nullptr;
         auto per_cpu = read_per_cpu<wakeup_counts>(sets_.counts);
         if (!zero_error_.empty() || !per_cpu) {
@@ -178,14 +241,32 @@ private:
 
     bool load_btf(bool fentry, std::string& why) {
         const bool user = user_;
-        return load_sets<wakeups_btf_bpf>(
-            wakeups_btf_bpf__open, wakeups_btf_bpf__load, wakeups_btf_bpf__attach, wakeups_btf_bpf__destroy, sets_,
-            why, [fentry, user](wakeups_btf_bpf* skel) {
-                skel->rodata->user_only = user;
-                bpf_program__set_autoload(skel->progs.fentry_ttwu, fentry);
-                bpf_program__set_autoload(skel->progs.btf_wakeup, !fentry);
-            });
+        // The arrays hold the ids up to kernel.pid_max now; larger ones (pid_max raised later,
+        // for a load of many tasks) go to the hash sets.
+        const auto ids = static_cast<uint32_t>(
+            std::clamp<uint64_t>(read_uint("/proc/sys/kernel/pid_max").value_or(kPidMaxDefault), 8, kPidMaxLimit));
+        LoadedSets sets;
+        if (!load_sets<wakeups_btf_bpf>(
+                wakeups_btf_bpf__open, wakeups_btf_bpf__load, wakeups_btf_bpf__attach, wakeups_btf_bpf__destroy,
+                sets, why, [fentry, user, ids](wakeups_btf_bpf* skel) {
+                    skel->rodata->user_only = user;
+                    bpf_program__set_autoload(skel->progs.fentry_ttwu, fentry);
+                    bpf_program__set_autoload(skel->progs.btf_wakeup, !fentry);
+                    bpf_map__set_max_entries(skel->maps.thread_mm, ids);
+                    bpf_map__set_max_entries(skel->maps.process_flags, (ids + 7) / 8);
+                }))
+            return false;
+        const auto* skel = static_cast<const wakeups_btf_bpf*>(sets.owner.get());
+        sets.thread_mm = std::make_shared<MappedArray>();
+        sets.process_flags = std::make_shared<MappedArray>();
+        if (!sets.thread_mm->map(skel->maps.thread_mm, why) || !sets.process_flags->map(skel->maps.process_flags, why))
+            return false;
+        sets_ = std::move(sets);
+        return true;
     }
+
+    static constexpr uint64_t kPidMaxDefault = 32768;  // the kernel's PID_MAX_DEFAULT
+    static constexpr uint64_t kPidMaxLimit = 4194304;  // and its PID_MAX_LIMIT (64-bit)
 
     std::string zero_error_;
     bool user_ = false;

@@ -9,7 +9,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "bpf/wakeups/wakeups_sets.bpf.h"
+#include "bpf/wakeups/wakeups_seen.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -27,13 +27,7 @@ static __always_inline int count_task(struct task_struct *p) {
     __u64 mm = (__u64)p->mm;
     if (user_only && !mm)
         return 0;
-    struct wakeup_counts *c = this_cpu_counts();
-    __u32 pid = p->pid;
-    __u32 tgid = p->tgid;
-    add(&threads, &pid, c);
-    add(&processes, &tgid, c);
-    if (mm) /* kernel threads have none */
-        add(&mms, &mm, c);
+    count_woken(p->pid, p->tgid, mm);
     return 0;
 }
 

@@ -238,14 +238,17 @@ class Probes(unittest.TestCase):
 
 
 class WakeupsUnderThreads(unittest.TestCase):
-    """The mm_cid thread's @threads/@processes: a thread load wakes many distinct tasks; and
-    a probe whose cost is not counted says why."""
+    """The mm_cid thread's @threads/@processes: a thread load wakes many distinct tasks; ids
+    above the kernel.pid_max that sized the probe's arrays are counted too; and a probe whose
+    cost is not counted says why."""
 
     def test_thread_load_wakes_distinct_threads(self):
         # With the cost's counting off (probe_cost=0): the record says so, and no cost
-        # metric claims a number.
-        r = bootlib.run("initbench.phases=thread", "initbench.duration=1", "initbench.workers=2",
-                        "initbench.thread.threads=8", "initbench.wakeups=1", "initbench.probe_cost=0")
+        # metric claims a number. pid_max starts at 1024; the sleep phase's 1000 sleepers make
+        # init raise it, and take ids above 1024, which the arrays sized at load time lack.
+        r = bootlib.run("initbench.phases=thread,sleep,none", "initbench.duration=1", "initbench.workers=2",
+                        "initbench.thread.threads=8", "initbench.sleep.tasks=1000", "initbench.sleep.interval=0.2",
+                        "initbench.wakeups=1", "initbench.probe_cost=0", "sysctl.kernel.pid_max=1024")
         self.assertEqual(r.code, 0, r.stdout + r.stderr)
         w = probe(r, "wakeups", "thread")
         self.assertTrue(w["supported"], w.get("reason"))
@@ -256,6 +259,16 @@ class WakeupsUnderThreads(unittest.TestCase):
         self.assertEqual(w["cost"], off)
         self.assertFalse([m for m in w["metrics"] if m.startswith("cost.")], w["metrics"])
         self.assertEqual(r.one("end")["overhead"]["probe_cost"], off)
+
+        sleep = phase_record(r, "sleep")
+        self.assertEqual(sleep["kernel_limits_raised"]["pid_max"]["was"], 1024, sleep)
+        w = probe(r, "wakeups", "sleep")
+        # Each sleeper wakes every 0.2 s: all 1000 within the second, each counted once.
+        self.assertGreaterEqual(w["threads"], 1000, w)
+        self.assertLessEqual(w["threads"], 1000 + 100, w)
+        self.assertEqual(w["dropped"], 0, w)
+        # An idle phase wakes a few kernel threads and init: each phase counts its own.
+        self.assertLess(probe(r, "wakeups", "none")["threads"], 100)
 
 
 class ProbeFallbacks(unittest.TestCase):

@@ -9,12 +9,7 @@
 
 #include <cstdint>
 
-#ifndef __always_inline
-#define __always_inline inline
-#endif
-#define SEC(name)
-#define __uint(name, val) int (*name)[val]
-#define __type(name, val) val *name
+#include "tests/unit/bpf_host.h"
 
 namespace {
 uint64_t fake_now = 0;
