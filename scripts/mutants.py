@@ -13,11 +13,14 @@ two cores).
     scripts/mutants.py NAME...         those breaks
     scripts/mutants.py --list          their names and what they break
     scripts/mutants.py --scratch DIR   keep the scratch tree (and its build) in DIR
+    scripts/mutants.py --check BUILD   no build: each break's text is in its file once, and its
+                                       tests name some test of BUILD (ctest runs this, lint.mutants)
 
 Each break replaces one exact piece of text, which must occur once in its file: when the code
 moves on, the break says so instead of silently testing nothing."""
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -45,18 +48,18 @@ BREAKS = [
           "const bool failed = !outcome.fired.empty();",
           r"^CompareCliTest\.Gate"),
     Break("bisect-one-sample", "bisect-step decides from one sample a side (a zero-width interval)",
-          "host/cli/bisect.cpp",
-          "} else if (base.size() == 1 && step.size() == 1) {",
-          "} else if (false) {",
+          "host/cli/bisect_decide.cpp",
+          "    if (base.size() == 1 && step.size() == 1) {",
+          "    if (false) {",
           r"^BisectDecision\."),
     Break("funclat-counts-whole-duration", "funclat counts a call's duration whole, switched-out time included",
-          "bpf/funclat/funclat.bpf.c", "count(h, d - off);", "count(h, d);",
+          "bpf/funclat/funclat.bpf.c", "count(h, end.duration - end.switched_out);", "count(h, end.duration);",
           r"^boot\.Probes$"),
     Break("funclat-subtracts-nothing", "funclat records no switched-out time",
-          "bpf/funclat/funclat.bpf.c", "h->subtracted_ns += off;", "",
+          "bpf/funclat/funclat.bpf.c", "h->subtracted_ns += end.switched_out;", "",
           r"^boot\.Probes$"),
     Break("failed-program-keeps-metric", "an external program that failed keeps the metric its output matched",
-          "init/experiment.cpp", "if (regex.empty() || !failure.empty())", "if (regex.empty())",
+          "init/phase_record.cpp", "if (regex.empty() || !failure.empty())", "if (regex.empty())",
           r"^boot\.PackedProgramsAsLoads$"),
     Break("report-drops-a-row", "the report's metric tables skip their last row",
           "host/report/report_html.cpp", "        for (const json* m : rows) {\n            html << \"<tr>\"",
@@ -99,7 +102,7 @@ BREAKS = [
           "host/boot/qemu.cpp", "spec.cpus >= spec.host_cpus", "spec.cpus > spec.host_cpus",
           r"^(QemuArgv\.MachineTopologyAndManyCpus|boot\.MmCidProfile)$"),
     Break("schema-pattern-ignores-fields", "a metric's '*' with declared fields generated as any name",
-          "host/cli/schema_cli.cpp", "if (i + 2 == segments.size() && !m.fields.empty()) {", "if (false) {",
+          "host/reference/schema_defs.cpp", "if (i + 2 == segments.size() && !m.fields.empty()) {", "if (false) {",
           r"^schema$"),
     Break("schema-probe-names-by-hand", "record-probe's probe names written by hand, not generated",
           "docs/schema/record-probe.schema.json", '"$ref": "defs.schema.json#/$defs/probe_name"',
@@ -113,14 +116,14 @@ BREAKS = [
           "host/boot/qemu.cpp", "std::to_string(*spec.tsc_khz)", "std::to_string(*spec.tsc_khz * 2)",
           r"^boot\.Microvm$"),
     Break("funclat-slot-not-rewritten", "funclat's entry leaves a thread's kept slot as it was",
-          "bpf/funclat/funclat.bpf.c", "    if (slot)\n        *slot = c;\n", "    if (slot)\n        ;\n",
-          r"^boot\.(DefaultProfile|Probes)$"),
+          "bpf/funclat/funclat_calls.bpf.h", "    *slot = (struct call){.start = bpf_ktime_get_ns(),", "    (struct call){.start = bpf_ktime_get_ns(),",
+          r"^(FunclatCalls\.|boot\.(DefaultProfile|Probes)$)"),
     Break("floor-entry-hooks-return", "floor's entry:FUNCTION hooks the return as well",
           "bpf/floor/floor.cpp", "        return {Target::Kind::entry, std::string(value.substr(6))};",
           "        return {Target::Kind::entry_and_return, std::string(value.substr(6))};",
           r"^boot\.ProbeFallbacks$"),
     Break("floor-ignores-attach", "the floor probe always attaches by fentry",
-          "bpf/floor/floor.cpp", "attach_functions({fn_}, mode, ", 'attach_functions({fn_}, std::string("fentry"), ',
+          "bpf/floor/floor.cpp", "attach_functions({target_.name}, mode,", 'attach_functions({target_.name}, std::string("fentry"),',
           r"^boot\.ProbeFallbacks$"),
     Break("load-params-first-range", "two loads showing one name: the schema keeps the first one's maximum",
           "host/reference/schema_defs.cpp", '    p["maximum"] = std::max(p["maximum"], more["maximum"]);\n', "",
@@ -149,6 +152,13 @@ BREAKS = [
     Break("funclat-displaced-uncounted", "a call that loses its slot to another thread is not counted as missed",
           "bpf/funclat/funclat_calls.bpf.h", "    int displaced = slot->start && slot->tid != tid;",
           "    int displaced = 0;", r"^FunclatCalls\."),
+    Break("wakeups-beyond-arrays-ignored", "a woken thread whose id is above the arrays (pid_max raised) is not counted",
+          "bpf/wakeups/wakeups_seen.bpf.h", "        add(&threads, &pid, c);\n        return 1;", "        return 0;",
+          r"^(WakeupsSeen\.|boot\.WakeupsUnderThreads$)"),
+    Break("wakeups-mark-ignores-mm", "a thread seen once is never looked at again, so an exec's new mm goes uncounted",
+          "bpf/wakeups/wakeups_seen.bpf.h", "    if (*slot == mark)", "    if (*slot)", r"^WakeupsSeen\."),
+    Break("wakeups-arrays-not-cleared", "the woken-id arrays are not cleared when a phase begins",
+          "bpf/wakeups/wakeups.cpp", "            clear(sets_.thread_mm->words());", "", r"^boot\.WakeupsUnderThreads$"),
     Break("lzma-error-as-a-number", "a corrupt xz or lzma payload is reported by liblzma's number alone",
           "host/boot/decompress.cpp", "            return Error{std::string(format) + \": \" + lzma_reason(rc)};",
           "            return Error{std::string(format) + \": liblzma error \" + std::to_string(rc)};",
@@ -205,12 +215,33 @@ def first_failure(log):
     return ""
 
 
+def check(build):
+    """Every break still applies and names tests that exist: a row the code has moved away
+    from would otherwise test nothing, and say so only when someone runs the breaks."""
+    listed = subprocess.run(["ctest", "--test-dir", str(build), "-N"], capture_output=True, text=True,
+                            check=True).stdout
+    names = [m.group(1) for m in re.finditer(r"^\s*Test +#\d+: (\S+)", listed, re.M)]
+    stale = 0
+    for b in BREAKS:
+        if mutated(b, (SOURCE / b.path).read_text()) is None:
+            print(f"{b.name}: its text is not in {b.path} once")
+            stale += 1
+        elif not any(re.search(b.tests, n) for n in names):
+            print(f"{b.name}: no test matches {b.tests}")
+            stale += 1
+    print(f"{len(BREAKS)} breaks, {stale} stale")
+    return 1 if stale else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--scratch")
+    ap.add_argument("--check", metavar="BUILD")
     args = ap.parse_args()
+    if args.check:
+        return check(Path(args.check))
     if args.list:
         for b in BREAKS:
             print(f"{b.name:34} {b.what}  [{b.tests}]")
