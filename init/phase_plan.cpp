@@ -134,7 +134,11 @@ private:
                     offline += (offline.empty() ? "" : ",") + std::to_string(c);
             }
             if (options_.cpus.empty()) {
-                console_.error("load.cpus", "none of these CPUs is online", "load.cpus");
+                std::string listed;
+                for (unsigned c : online)
+                    listed += (listed.empty() ? "" : ",") + std::to_string(c);
+                console_.error("load.cpus", "none of CPUs " + offline + " is online (online: " + listed + ")",
+                               "load.cpus");
                 return false;
             }
             if (!offline.empty())

@@ -359,7 +359,7 @@ int run_ab(AbCli cli) {
         auto run = plan_boot(cli.boot, side.params, "initbench");
         if (!run)
             return usage(side.label + ": " + run.error().message());
-        if (!settings_accepted("ab", run.value().boot.image, side.params))
+        if (!settings_accepted("ab", run.value().boot.image, side.params, "", run.value().boot.cpus))
             return kAbUsage;
         cli.boot.image = run.value().boot.image;
         cpus = std::max(cpus, run.value().boot.cpus);

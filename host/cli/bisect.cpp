@@ -203,7 +203,7 @@ int run_step(BisectCli& cli, const char* argv0) {
         bisect_say("abort: " + run.error().message());
         return kBisectAbort;
     }
-    if (!settings_accepted("bisect-step", run.value().boot.image, params)) {
+    if (!settings_accepted("bisect-step", run.value().boot.image, params, "", run.value().boot.cpus)) {
         bisect_say("abort: the experiment's parameters are wrong at every commit");
         return kBisectAbort;
     }

@@ -91,7 +91,8 @@ int run(const RunCommand& c, const std::string& argv0) {
         return kExitUsage;
     }
     RunOptions& run = planned.value();
-    if (!c.no_host_check && !settings_accepted("run", run.boot.image, c.params, "--no-host-check boots anyway"))
+    if (!c.no_host_check &&
+        !settings_accepted("run", run.boot.image, c.params, "--no-host-check boots anyway", run.boot.cpus))
         return kExitUsage;
     run.boot.kernel = c.kernel;
     run.log_path = c.log_path;

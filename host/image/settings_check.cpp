@@ -63,13 +63,48 @@ std::vector<std::string> missing_programs(const Config& config, const std::strin
 }
 
 
+std::vector<std::string> absent_cpus(const Config& config, unsigned cpus) {
+    std::vector<std::string> out;
+    const std::string guest = cpus == 1 ? "a guest of 1 CPU has CPU 0 only"
+                                        : "a guest of " + std::to_string(cpus) + " CPUs has CPUs 0-" + std::to_string(cpus - 1);
+    // The init reads pin when it runs a command or a module, and load.cpus when it runs phases.
+    const bool command = !config.str("cmd").empty() || !config.str("module").empty();
+    for (const char* key : {"pin", "load.cpus"}) {
+        if (command != (key == std::string_view("pin")))
+            continue;
+        const std::string value = config.str(key);
+        auto listed = parse_cpu_list(value); // the key's own check refuses a bad list
+        if (!listed || listed->empty())
+            continue;
+        std::string absent;
+        size_t n = 0;
+        for (unsigned c : *listed)
+            if (c >= cpus)
+                absent += (n++ ? "," : "") + std::to_string(c);
+        const bool all_absent = n == listed->size();
+        if (!n || (key != std::string_view("pin") && !all_absent))
+            continue;
+        const std::string what = n == 1 ? "CPU " + absent + " is not online"
+                                 : all_absent ? "none of CPUs " + absent + " is online"
+                                              : "CPUs " + absent + " are not online";
+        out.push_back(std::string(key) + "=" + value + ": " + what + " (" + guest +
+                      "; --cpus or machine.cpus sets how many)");
+    }
+    return out;
+}
+
 bool settings_accepted(std::string_view who, const std::string& image, const std::vector<std::string>& params,
-                       std::string_view bypass) {
+                       std::string_view bypass, unsigned cpus) {
     std::vector<std::string> errors;
     for (const auto& e : check_settings(image, params))
         errors.push_back(e.describe());
-    if (errors.empty()) // a program is looked for once the keys are good
-        errors = missing_programs(image_settings(image, params).config, image);
+    if (errors.empty()) { // a program or a CPU is looked for once the keys are good
+        const Config config = image_settings(image, params).config;
+        errors = missing_programs(config, image);
+        if (cpus)
+            for (auto& e : absent_cpus(config, cpus))
+                errors.push_back(std::move(e));
+    }
     for (const auto& e : errors)
         std::fprintf(stderr, "initbench %.*s: %s\n", int(who.size()), who.data(), e.c_str());
     if (errors.empty())

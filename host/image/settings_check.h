@@ -20,9 +20,14 @@ namespace initbench {
 std::vector<std::string> missing_programs(const Config& config, const std::string& image,
                                           const std::vector<CpioEntry>& added = {});
 
+// The CPUs that `pin` and `load.cpus` name and a guest of `cpus` CPUs lacks, as the init
+// would refuse them: any for pin, all of them for load.cpus (which leaves offline ones out).
+std::vector<std::string> absent_cpus(const Config& config, unsigned cpus);
+
 // Prints each problem as "initbench WHO: SOURCE: KEY=VALUE: REASON" and a last line on how to
-// boot anyway (`bypass`, when the command has a flag for it); true when there is none.
+// boot anyway (`bypass`, when the command has a flag for it); true when there is none. With
+// `cpus` (the guest's, 0 when unknown, as for a lab's machine) the CPU lists are checked too.
 bool settings_accepted(std::string_view who, const std::string& image, const std::vector<std::string>& params,
-                       std::string_view bypass = "");
+                       std::string_view bypass = "", unsigned cpus = 0);
 
 } // namespace initbench

@@ -136,6 +136,17 @@ class HostRefusals(unittest.TestCase):
                                                       "initbench.phases=spin"))
         self.assertIn(r"initbench.load.spin.metric=rate\s+([0-9]+): '\s' is not POSIX ERE: write [[:space:]]", err)
 
+    def test_cpus_the_guest_does_not_have(self):
+        # The CPUs a command is pinned to, or the loads run on, are checked against --cpus
+        # (or machine.cpus), as the init would check them against the CPUs online.
+        guest = "(a guest of 2 CPUs has CPUs 0-1; --cpus or machine.cpus sets how many)"
+        err = self.refused(*self.image_args(), "--cpus", "2", params=("initbench.load.cpus=2-3",))
+        self.assertIn("initbench run: load.cpus=2-3: none of CPUs 2,3 is online " + guest, err)
+        err = self.refused(*self.image_args(), "--cpus", "2", params=("initbench.cmd=true", "initbench.pin=1,3"))
+        self.assertIn("initbench run: pin=1,3: CPU 3 is not online " + guest, err)
+        err = self.refused(*self.image_args(), params=("initbench.machine.cpus=2", "initbench.load.cpus=4"))
+        self.assertIn("load.cpus=4: CPU 4 is not online " + guest, err)
+
     def test_programs_the_image_does_not_hold(self):
         # What cmd, background or a load would start is looked for in the image as the init
         # looks for it; a value with spaces is read as the kernel gets it (quoted), not cut.
