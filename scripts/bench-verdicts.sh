@@ -11,14 +11,14 @@
 # prints one table; paste it into docs/compare.md with the machine and the date. A benchmark,
 # not a test: hundreds of boots (an icount trial is 4 boots).
 #
-#   scripts/bench-verdicts.sh [TRIALS] [MAX_BOOTS] [EFFECTS]   default: 100, 6, "2 5 10"
+#   scripts/bench-verdicts.sh [TRIALS] [MAX_BOOTS] [EFFECTS]   default: 100, 6, "2 5 10" ("": none)
 #   KERNEL=... CLOCKS="icount wall" JOBS=2 MIN_EFFECT=1 AA=no (power rows only) INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-verdicts.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 trials=${1:-100}
 max_boots=${2:-6}
-effects=${3:-2 5 10}
+effects=${3-2 5 10} # "" for none (A/A rows only)
 min_effect=${MIN_EFFECT:-1}
 clocks=${CLOCKS:-icount wall}
 jobs=${JOBS:-2}
@@ -33,9 +33,10 @@ trial() { # CLOCK SECOND_SIDE_PARAMS
   "$cli" ab -o "$out" --kernel "$kernel" --image "$image" --clock "$1" -j "$jobs" \
     --max-boots "$max_boots" --min-effect "$min_effect" --force --metric fork/ops_per_s --params '' --params "$2" \
     -- "${experiment[@]}" > "$tmp/ab.out" 2>&1 || code=$?
-  if [[ $code != 0 && $code != 4 ]]; then
+  # 4 without a comparison: no look was reached (boots failed); a failed trial, not the end.
+  if [[ $code != 0 && $code != 4 || ! -f $out/comparison.json ]]; then
     echo "bench-verdicts: ab exited $code:" >&2
-    tail -5 "$tmp/ab.out" >&2
+    tail -15 "$tmp/ab.out" >&2
     echo "failed - -"
     return
   fi
