@@ -7,6 +7,9 @@ The documents are one real run (a saved console log, parsed) copied N times a si
 fresh run id each and the metrics jittered (2 %, seeded), the second side 5 % slower, so that
 compare's statistics have work to do. The flood is the same run's log with M MB of kernel
 chatter between its records, which `parse` must skip with memory that does not grow with it.
+Each report page is also opened in Debian's headless chromium (when installed): the page's own
+clock (performance.now()) from navigation to the first frame after its load event, the median
+of three openings.
 
   scripts/bench-scale.py [--sizes 10,100,1000] [--flood-mb 100] [--cli build/host/initbench]
                          [--log tests/fuzz/corpus/log/x86_64-probes.log] [--no-report]"""
@@ -14,6 +17,9 @@ import argparse
 import json
 import os
 import random
+import re
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -58,6 +64,34 @@ def make_side(doc, directory, n, rng, scale, side):
         (directory / f"r{i:05d}.json").write_text(json.dumps(out))
 
 
+# Appended to a copy of the page: once loaded and drawn, it prints its clock to the console.
+OPENED = ("<script>addEventListener('load', () => requestAnimationFrame(() => setTimeout(() => "
+          "console.log('initbench-opened ' + performance.now()))))</script>")
+
+
+def opened_seconds(page, tmp):
+    """Median seconds of three openings of `page` in headless chromium, as the page measures
+    them; None without chromium."""
+    chromium = shutil.which("chromium")
+    if not chromium:
+        return None
+    probe = tmp / "opened.html"
+    probe.write_text(page.read_text() + OPENED)
+    times = []
+    for _ in range(3):
+        with tempfile.TemporaryDirectory(prefix="initbench-chromium-") as profile:
+            r = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                                f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
+                                "--virtual-time-budget=60000", "--dump-dom", f"file://{probe}"],
+                               capture_output=True, text=True, timeout=300)
+        found = re.search(r"initbench-opened ([0-9.]+)", r.stderr)
+        if not found:
+            sys.exit(f"bench-scale: chromium did not open {page.name}: {r.stderr[-1500:]}")
+        times.append(float(found.group(1)) / 1000)
+    return statistics.median(times)
+
+
 def flood_log(log_text, megabytes, path):
     """The run's records with kernel chatter between them, MEGABYTES in all."""
     chatter = "[ 1234.567890] a kernel line of chatter that no record starts with, as a flood has\n"
@@ -94,7 +128,9 @@ def main():
             if not a.no_report:
                 page = tmp / f"report{n}.html"
                 s, mb = timed([a.cli, "report", str(base), str(new), "-o", str(page)])
-                rows.append((f"report {n} vs {n}", s, mb, f"page {page.stat().st_size / 1e6:.2f} MB"))
+                opened = opened_seconds(page, tmp)
+                shown = "" if opened is None else f", opens in {opened:.2f} s"
+                rows.append((f"report {n} vs {n}", s, mb, f"page {page.stat().st_size / 1e6:.2f} MB{shown}"))
         flood = tmp / "flood.log"
         size = flood_log(Path(a.log).read_text(errors="replace"), a.flood_mb, flood)
         s, mb = timed([a.cli, "parse", str(flood), "--out", str(tmp / "flood.json"), "--quiet"])
