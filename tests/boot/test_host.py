@@ -146,6 +146,17 @@ class HostRefusals(unittest.TestCase):
         self.assertIn("initbench run: pin=1,3: CPU 3 is not online " + guest, err)
         err = self.refused(*self.image_args(), params=("initbench.machine.cpus=2", "initbench.load.cpus=4"))
         self.assertIn("load.cpus=4: CPU 4 is not online " + guest, err)
+        # ab and bisect-step check each boot they plan the same way (bisect-step after its
+        # build, here `true`, which may write the parameters file).
+        with tempfile.TemporaryDirectory() as tmp:
+            err = bootlib.refused_on_host(self, "-o", f"{tmp}/ab", *self.image_args(), "--cpus", "2", "--params", "",
+                                          "--params", "initbench.load.cpus=3", command="ab")
+            self.assertIn("initbench ab: load.cpus=3: CPU 3 is not online " + guest, err)
+        p = subprocess.run([bootlib.INITBENCH, "bisect-step", *self.image_args(), "--cpus", "2", "--metric",
+                            "fork/ops_per_s", "--threshold", "<1", "--param", "initbench.load.cpus=2-3", "--", "true"],
+                           capture_output=True, text=True, timeout=limits.HOST_S)
+        self.assertEqual(p.returncode, 128, p.stdout + p.stderr)
+        self.assertIn("initbench bisect-step: load.cpus=2-3: none of CPUs 2,3 is online " + guest, p.stderr)
 
     def test_programs_the_image_does_not_hold(self):
         # What cmd, background or a load would start is looked for in the image as the init
