@@ -3,6 +3,7 @@
 #include "host/cli/ab_plan.h"
 
 #include "common/text.h"
+#include "host/base/output_file.h"
 #include "host/boot/boot_backend.h"
 #include "host/boot/boot_files.h"
 #include "host/cli/boot_cli.h"
@@ -51,7 +52,8 @@ comparison.txt and report.html. Ctrl-C keeps what finished; the same command res
 
 Exit codes:
   0    every chosen metric is SAME or DIFFERENT
-  1    a boot failed (error records, timeout, boot failure): its file is named
+  1    a boot failed (error records, timeout, boot failure), or an output could not be
+       written: its file is named
   2    bad command line, or OUT holds another experiment
   3    compare refused the sides (different clocks, or experiments without --force)
   4    --max-boots reached with a metric still UNKNOWN
@@ -284,14 +286,16 @@ private:
                 {"verdicts", verdicts}};
     }
 
-    void write_outputs() const {
+    // comparison.json, comparison.txt and report.html at each look; a file that cannot be
+    // written is said, and ends ab as a failure once it has decided or run out.
+    void write_outputs() {
         if (!report_)
             return;
         const fs::path dir = cli_.out_dir;
         json j = report_json(*report_);
         j["ab"] = ab_section();
-        (void)write_file(dir / "comparison.json", j.dump(1) + "\n");
-        (void)write_file(dir / "comparison.txt", render(*report_, {Format::text, false}));
+        std::vector<Status> written{write_output_file(dir / "comparison.json", j.dump(1) + "\n"),
+                                    write_output_file(dir / "comparison.txt", render(*report_, {Format::text, false}))};
         std::vector<std::string> args, labels;
         for (size_t s = 0; s < sides_.size(); s++) {
             std::string files;
@@ -302,8 +306,13 @@ private:
         }
         if (auto sides = report::load_sides(args, labels)) {
             auto page = report::analyse(std::move(sides.value()), options(last_look_));
-            (void)write_file(dir / "report.html", report::render_html(page).html);
+            written.push_back(write_output_file(dir / "report.html", report::render_html(page).html));
         }
+        for (const Status& w : written)
+            if (!w) {
+                say(w.error().message());
+                exit_ = kAbFailed;
+            }
     }
 
     int conclude() const {

@@ -1,5 +1,7 @@
 #include "host/cli/ab_plan.h"
 
+#include "host/base/output_file.h"
+
 #include "host/boot/boot_files.h"
 #include "host/base/hash.h"
 
@@ -110,26 +112,11 @@ json plan_document(const AbCli& cli, const std::vector<SidePlan>& sides) {
             {"min_boots", cli.min_boots}};
 }
 
-Status write_file(const fs::path& path, const std::string& text) {
-    const fs::path tmp = path.string() + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
-        out << text;
-        if (!(out << std::flush))
-            return Error{"cannot write " + tmp.string()};
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec)
-        return Error{"cannot write " + path.string() + ": " + ec.message()};
-    return ok();
-}
-
 Status claim_directory(const fs::path& dir, const json& plan) {
     fs::create_directories(dir / "runs");
     const fs::path file = dir / "ab.json";
     if (!fs::exists(file))
-        return write_file(file, plan.dump(1) + "\n");
+        return write_output_file(file, plan.dump(1) + "\n");
     std::ifstream in(file);
     json old = json::parse(in, nullptr, false);
     if (old.is_discarded())

@@ -41,7 +41,4 @@ nlohmann::json plan_document(const AbCli& cli, const std::vector<SidePlan>& side
 // A new output directory gets the plan; an old one must hold the same plan.
 Status claim_directory(const std::filesystem::path& dir, const nlohmann::json& plan);
 
-// Writes through a temporary file and a rename: a reader never sees half a file.
-Status write_file(const std::filesystem::path& path, const std::string& text);
-
 } // namespace initbench

@@ -1,13 +1,13 @@
 // The command line of `initbench report`.
 #include "host/cli/report_cli.h"
 
+#include "host/base/output_file.h"
 #include "host/report/report.h"
 #include "host/report/report_html.h"
 #include "host/cli/subcommand.h"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 
 namespace initbench {
@@ -40,11 +40,8 @@ int run_report(const ReportCli& cli) {
     report::HtmlResult page_html = report::render_html(page);
     if (!page_html.plot_error.empty())
         std::fprintf(stderr, "initbench report: the page has no plots: %s\n", page_html.plot_error.c_str());
-    std::ofstream out(cli.out, std::ios::trunc | std::ios::binary);
-    out << page_html.html;
-    out.close();
-    if (!out) {
-        std::fprintf(stderr, "initbench report: cannot write %s\n", cli.out.c_str());
+    if (auto written = write_output_file(cli.out, page_html.html); !written) {
+        std::fprintf(stderr, "initbench report: %s\n", written.error().message().c_str());
         return kReportWrite;
     }
     bool refused = !page.comparison_refused.empty();

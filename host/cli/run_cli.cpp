@@ -1,6 +1,7 @@
 #include "host/cli/run_cli.h"
 
 #include "common/summary.h"
+#include "host/base/output_file.h"
 #include "host/boot/boot.h"
 #include "host/boot/boot_files.h"
 #include "host/results/environment.h"
@@ -11,7 +12,6 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <unistd.h>
@@ -52,10 +52,8 @@ int write_outputs(const ParsedLog& log, const Verdict& verdict, nlohmann::json h
                   const OutputOptions& o) {
     auto doc = results_document(log, verdict, std::move(host), std::move(environment));
     if (!o.out_path.empty()) {
-        std::ofstream out(o.out_path, std::ios::trunc);
-        out << doc.dump(1) << "\n";
-        if (!out) {
-            std::fprintf(stderr, "initbench: cannot write %s\n", o.out_path.c_str());
+        if (auto written = write_output_file(o.out_path, doc.dump(1) + "\n"); !written) {
+            std::fprintf(stderr, "initbench: %s\n", written.error().message().c_str());
             return kExitUsage;
         }
     }
@@ -80,6 +78,11 @@ struct RunCommand {
 };
 
 int run(const RunCommand& c, const std::string& argv0) {
+    for (const std::string& out : {c.output.out_path, c.log_path})
+        if (auto s = out.empty() ? ok() : output_writable(out); !s) {
+            std::fprintf(stderr, "initbench: %s\n", s.error().message().c_str());
+            return kExitUsage;
+        }
     // A file that is not a kernel, or not an initramfs, is refused here, before QEMU.
     if (auto s = check_kernel_file(c.kernel, c.boot.arch); !s) {
         std::fprintf(stderr, "initbench: --kernel %s\n", s.error().message().c_str());

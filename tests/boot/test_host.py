@@ -136,6 +136,15 @@ class HostRefusals(unittest.TestCase):
                                                       "initbench.phases=spin"))
         self.assertIn(r"initbench.load.spin.metric=rate\s+([0-9]+): '\s' is not POSIX ERE: write [[:space:]]", err)
 
+    def test_an_output_that_cannot_be_written(self):
+        # The results and the console log are written after the boot: a path that cannot take
+        # them is refused before it, not found out after.
+        for option in ("--out", "--log"):
+            with self.subTest(option=option):
+                err = self.refused(*self.image_args(), option, "/nonexistent/r.json")
+                self.assertIn("initbench: cannot write /nonexistent/r.json: directory /nonexistent: "
+                              "No such file or directory", err)
+
     def test_cpus_the_guest_does_not_have(self):
         # The CPUs a command is pinned to, or the loads run on, are checked against --cpus
         # (or machine.cpus), as the init would check them against the CPUs online.

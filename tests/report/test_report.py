@@ -135,6 +135,12 @@ class ReportPage(unittest.TestCase):
         self.assertIn("No numbers", html)
         self.assertEqual(Page(html).figures, [])
 
+    def test_unwritable_page_says_why(self):
+        out = self.out("no-such-dir/page.html")
+        r = subprocess.run([INITBENCH, "report", self.base_path, "-o", out], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn(f"initbench report: cannot write {out}.tmp: No such file or directory", r.stderr)
+
     def test_refused_comparison(self):
         other, _ = parse_log("aarch64-default.log", self.tmp.name)
         r, html = report([self.base_path, other], self.out("refused.html"))
