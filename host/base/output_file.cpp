@@ -6,22 +6,35 @@
 
 namespace initbench {
 
-Status write_output_file(const std::filesystem::path& path, std::string_view text) {
-    const std::filesystem::path tmp = path.string() + ".tmp";
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+namespace {
+Status write_whole(const std::filesystem::path& path, std::string_view text) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f)
-        return errno_error("cannot write " + tmp.string());
+        return errno_error("cannot write " + path.string());
     const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
     const int write_errno = errno;
-    if (std::fclose(f) != 0 || !written) {
-        const int err = written ? errno : write_errno;
-        std::filesystem::remove(tmp);
-        return Error{"cannot write " + tmp.string(), err};
-    }
+    if (std::fclose(f) != 0 || !written)
+        return Error{"cannot write " + path.string(), written ? errno : write_errno};
+    return ok();
+}
+} // namespace
+
+Status write_output_file(const std::filesystem::path& path, std::string_view text) {
+    namespace fs = std::filesystem;
     std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
+    // A device, a pipe or a link (--out /dev/stdout) is written through as it is: a rename
+    // would replace it with a file.
+    if (auto st = fs::symlink_status(path, ec); !ec && fs::exists(st) && !fs::is_regular_file(st))
+        return write_whole(path, text);
+    const fs::path tmp = path.string() + ".tmp";
+    if (auto s = write_whole(tmp, text); !s) {
+        fs::remove(tmp, ec);
+        return s;
+    }
+    fs::rename(tmp, path, ec);
     if (ec) {
-        std::filesystem::remove(tmp);
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
         return Error{"cannot write " + path.string() + ": " + ec.message()};
     }
     return ok();

@@ -66,4 +66,15 @@ TEST_F(OutputFile, AFailedRenameKeepsTheOldContentsAndRemovesTheTemporary) {
     EXPECT_FALSE(fs::exists(dir / "comparison.json.tmp"));
 }
 
+// What is not a regular file (/dev/stdout, a pipe, a link) is written through. Tried on a link
+// only: a broken build must not replace this machine's /dev/null.
+TEST_F(OutputFile, ALinkIsWrittenThroughNotReplaced) {
+    const fs::path target = dir / "target.json", link = dir / "link.json";
+    ASSERT_TRUE(write_output_file(target, "old"));
+    fs::create_symlink(target, link);
+    ASSERT_TRUE(write_output_file(link, "new"));
+    EXPECT_TRUE(fs::is_symlink(link));
+    EXPECT_EQ(read(target), "new");
+}
+
 } // namespace
