@@ -41,6 +41,11 @@ Status write_output_file(const std::filesystem::path& path, std::string_view tex
 }
 
 Status output_writable(const std::filesystem::path& path) {
+    // What exists and is not a regular file is written through (/dev/stdout): it must take writes.
+    std::error_code ec;
+    if (auto st = std::filesystem::status(path, ec); !ec && std::filesystem::exists(st) &&
+                                                      !std::filesystem::is_regular_file(st))
+        return ::access(path.c_str(), W_OK) == 0 ? ok() : errno_error("cannot write " + path.string());
     const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
         return errno_error("cannot write " + path.string() + ": directory " + dir.string());
