@@ -10,8 +10,8 @@
 #include "common/record_types.h"
 #include "sys/procfs.h"
 
-#include <bpf/bpf.h>
 #include <algorithm>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <cstring>
 #include <functional>
