@@ -176,8 +176,7 @@ private:
             stop_ = true, exit_ = kAbFailed;
             return;
         }
-        if (b.index == done_[b.side].size() + 1)
-            done_[b.side].push_back(b.out.string());
+        done_[b.side].finished(b.index, b.out.string());
         if (!resuming_)
             say("boot " + name + " done");
         if (!stop_) // once decided, boots still under way are kept but change nothing
@@ -214,7 +213,7 @@ private:
         for (size_t s = 0; s < sides_.size(); s++) {
             Side side{sides_[s].label, {}};
             for (size_t i = 0; i < look.boots; i++) {
-                auto r = read_results(done_[s][i]);
+                auto r = read_results(done_[s].done()[i]);
                 if (!r)
                     return r.error();
                 side.runs.push_back(std::move(r.value()));
@@ -300,7 +299,7 @@ private:
         for (size_t s = 0; s < sides_.size(); s++) {
             std::string files;
             for (size_t i = 0; i < last_look_.boots; i++)
-                files += (i ? "," : "") + done_[s][i];
+                files += (i ? "," : "") + done_[s].done()[i];
             args.push_back(files);
             labels.push_back(sides_[s].label);
         }
@@ -331,7 +330,7 @@ private:
     AbCli cli_;
     std::vector<SidePlan> sides_;
     SequentialPlan plan_;
-    std::vector<std::vector<std::string>> done_; // per side: complete runs, in index order
+    std::vector<BootsInOrder> done_; // per side
     Look last_look_;
     std::optional<Report> report_;
     LookVerdicts verdicts_;

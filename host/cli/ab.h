@@ -5,6 +5,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <map>
+#include <string>
+#include <vector>
 
 namespace initbench {
 
@@ -21,6 +24,28 @@ enum AbExit : int {
 // Where boot i of k sides falls: A B B A A B B A ... for two sides, and the same mirrored
 // blocks for more, so that a drifting host falls on every side alike.
 size_t interleaved_side(size_t i, size_t sides);
+
+// One side's finished boots in index order. Boots run several at once and may end out of
+// order (boot 2 before boot 1); a look uses boots 1..n, so a boot that ends early waits here
+// until those before it have ended.
+class BootsInOrder {
+public:
+    // Boot `index` (1-based) ended with its results at `path`.
+    void finished(size_t index, std::string path) {
+        early_[index] = std::move(path);
+        for (auto it = early_.find(done_.size() + 1); it != early_.end(); it = early_.find(done_.size() + 1)) {
+            done_.push_back(std::move(it->second));
+            early_.erase(it);
+        }
+    }
+    // Boots 1..size(), every one ended.
+    const std::vector<std::string>& done() const { return done_; }
+    size_t size() const { return done_.size(); }
+
+private:
+    std::vector<std::string> done_;
+    std::map<size_t, std::string> early_; // ended before one with a lower index
+};
 
 void add_ab_command(CLI::App& app);
 
