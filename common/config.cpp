@@ -89,6 +89,10 @@ template <typename T> T Config::get(std::string_view key, T fallback) const {
     return v ? *v : fallback;
 }
 
+bool command_mode(const Config& config) {
+    return !config.str("cmd").empty() || !config.str("module").empty();
+}
+
 std::string Config::str(std::string_view key) const {
     const Entry *e = entry(key);
     return e ? e->text : "";

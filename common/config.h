@@ -108,6 +108,10 @@ private:
     std::string description_;
 };
 
+// True when the configuration names a command or a module: the run measures those and runs
+// no phases (so `pin` is read, and `load.cpus` is not).
+bool command_mode(const Config& config);
+
 struct ConfigResult {
     Config config; // usable even with errors: a refused value keeps the earlier one
     std::vector<ConfigError> errors;

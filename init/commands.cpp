@@ -434,10 +434,6 @@ std::string resolve_program(const std::string& name) {
     return {};
 }
 
-bool command_mode(const Config& config) {
-    return !config.str("cmd").empty() || !config.str("module").empty();
-}
-
 bool run_commands(const Config& config, Console& console, KmsgWatcher& kmsg,
                   ExperimentTimes& times) {
     const std::string module = config.str("module"), params = config.str("module.params");

@@ -19,10 +19,6 @@ const char* command_path_env();
 // NAME looked up in that PATH (a name with a '/' is taken as it is); "" when not found.
 std::string resolve_program(const std::string& name);
 
-// True when the configuration names a command or a module: the run measures those and
-// runs no phases.
-bool command_mode(const Config& config);
-
 // Returns false when a command or module could not be run at all (an error record says why).
 bool run_commands(const Config& config, Console& console, KmsgWatcher& kmsg,
                   ExperimentTimes& times);

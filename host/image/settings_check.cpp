@@ -68,7 +68,7 @@ std::vector<std::string> absent_cpus(const Config& config, unsigned cpus) {
     const std::string guest = cpus == 1 ? "a guest of 1 CPU has CPU 0 only"
                                         : "a guest of " + std::to_string(cpus) + " CPUs has CPUs 0-" + std::to_string(cpus - 1);
     // The init reads pin when it runs a command or a module, and load.cpus when it runs phases.
-    const bool command = !config.str("cmd").empty() || !config.str("module").empty();
+    const bool command = command_mode(config);
     for (const char* key : {"pin", "load.cpus"}) {
         if (command != (key == std::string_view("pin")))
             continue;
