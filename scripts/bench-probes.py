@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Probe overhead per event: a tight getppid() loop (the `syscall` load) with no probe, with
 the floor (the `floor` probe: an empty entry and return program on the function, the least
-any probe there costs) and funclat on the syscall, each via fentry/fexit and via
+any probe there costs) and funclat on the syscall (also with funclat.subtract=offcpu, whose
+sched_switch program keeps each thread's switched-out time), each via fentry/fexit and via
 kprobe/kretprobe, and with bpftrace's
 equivalent (kfunc/kretfunc and kprobe/kretprobe recording each call's duration in a
 histogram). Prints ns per call, the probe's cost per event, and how many events each probe
@@ -179,15 +180,18 @@ def window_count(background):
 
 
 def funclat_rows(a, kernel, base_ns):
-    """The floor (empty programs) and funclat on FUNCTION, fentry and kprobe: their rows and
-    the floor's cost per event for each mechanism."""
+    """The floor (empty programs) and funclat on FUNCTION (without and with subtract=offcpu),
+    fentry and kprobe: their rows and the floor's cost per event for each mechanism."""
     rows, floors = [], {}
     for mode in ("fentry", "kprobe"):
-        for name in ("floor", "funclat"):
-            rate, calls, probe, _ = boot(a.cli, kernel, a.clock, a.duration,
-                                         [f"initbench.{name}={FUNCTION}", f"initbench.attach={mode}"])
+        for name, subtract in (("floor", None), ("funclat", None), ("funclat", "offcpu")):
+            extra = [f"initbench.{name}={FUNCTION}", f"initbench.attach={mode}"]
+            if subtract:
+                extra.append(f"initbench.funclat.subtract={subtract}")
+            rate, calls, probe, _ = boot(a.cli, kernel, a.clock, a.duration, extra)
+            label = f"{name}{' subtract=' + subtract if subtract else ''}"
             if not probe or not probe.get("supported"):
-                rows.append((f"{name} {mode}", None, None, None, None, None, probe and probe.get("reason"), None))
+                rows.append((f"{label} {mode}", None, None, None, None, None, probe and probe.get("reason"), None))
                 continue
             ns = 1e9 / rate
             cost = probe.get("cost", {})
@@ -198,7 +202,7 @@ def funclat_rows(a, kernel, base_ns):
             if name == "floor":
                 floors[probe["mechanism"]] = per_event
             times_floor = per_event / floors[probe["mechanism"]] if floors.get(probe["mechanism"]) else None
-            rows.append((f"{name} {probe['mechanism']}", ns, per_event, recorded, events, calls, None, times_floor))
+            rows.append((f"{label} {probe['mechanism']}", ns, per_event, recorded, events, calls, None, times_floor))
     return rows, floors
 
 

@@ -7,7 +7,9 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <cstdio>
 #include <map>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -64,6 +66,15 @@ public:
             ::prctl(PR_SET_PDEATHSIG, SIGTERM); // never outlive ab
             ::dup2(err, 1);
             ::dup2(err, 2);
+            if (!request.host_cpus.empty()) { // inherited by QEMU and its threads
+                cpu_set_t set;
+                CPU_ZERO(&set);
+                for (unsigned cpu : request.host_cpus)
+                    CPU_SET(cpu, &set);
+                if (::sched_setaffinity(0, sizeof set, &set) != 0)
+                    std::fprintf(stderr, "initbench ab: cannot pin the boot to its host CPUs: %s\n",
+                                 std::strerror(errno));
+            }
             exec_or_exit(argv);
         }
         ::close(err);

@@ -21,6 +21,7 @@ struct BootRequest {
     std::vector<std::string> params; // kernel parameters
     BootOptions options;
     std::string out_path, log_path; // the results document and the raw console
+    std::vector<unsigned> host_cpus; // the host CPUs the boot runs on (sched_setaffinity); none: any
 };
 
 struct BootEnded {

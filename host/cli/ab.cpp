@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <filesystem>
+#include <sched.h>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -43,9 +44,12 @@ side; --label names them (default A, B, ...). Parameters after -- go to every si
   initbench ab -o out --kernel vmlinuz --params '' --params 'slub_debug=FZPU' -- initbench.phases=fork
   initbench ab -o out --kernel old/bzImage --kernel new/bzImage --clock icount -- nokaslr norandmaps
 
-The boots are interleaved (A B B A ...) and run --jobs at a time. After every boot a side
-from --min-boots on, each chosen metric (--metric; default every phase metric) is judged as
-compare judges it, one sample per boot, at the level alpha spending allows at that look.
+The boots are interleaved (A B B A ...) and run --jobs at a time, each pinned to host CPUs
+of its own (on the wall clock one at a time, all on the same CPUs: host CPUs can differ in
+speed). After every boot a side from --min-boots on, each chosen metric (--metric; default
+every phase metric) is judged as compare judges it (--method auto: Welch's t-test under
+icount, the permutation test on the wall clock), one sample per boot, at the level alpha
+spending allows at that look.
 ab stops when each is SAME or DIFFERENT, or at --max-boots a side with UNKNOWN and the
 change it could detect. OUT gets runs/ (every boot's results and console), comparison.json,
 comparison.txt and report.html. Ctrl-C keeps what finished; the same command resumes.
@@ -75,10 +79,16 @@ Boot boot_at(const fs::path& dir, const std::vector<SidePlan>& sides, size_t sid
 
 class Ab {
 public:
-    Ab(AbCli cli, std::vector<SidePlan> sides) : cli_(std::move(cli)), sides_(std::move(sides)) {
-        plan_.min_boots = cli_.min_boots;
+    Ab(AbCli cli, std::vector<SidePlan> sides, std::vector<std::vector<unsigned>> slots)
+        : cli_(std::move(cli)), sides_(std::move(sides)), slots_(std::move(slots)) {
         plan_.max_boots = cli_.max_boots;
         plan_.alpha = 1 - cli_.confidence;
+        method_ = method_for_clock(
+            value_named(compare_render::kMethodNames, cli_.method).value_or(Method::auto_), cli_.boot.clock);
+        plan_.min_boots = cli_.min_boots != 0 ? cli_.min_boots
+                          : method_ == Method::permutation
+                              ? permutation_min_boots(plan_.alpha, plan_.max_boots, plan_.rho)
+                              : 2;
         done_.resize(sides_.size());
     }
 
@@ -88,12 +98,15 @@ public:
         size_t next = 0; // position in the interleaved order
         std::vector<size_t> scheduled(sides_.size(), 0);
         std::map<size_t, Boot> running;
+        std::map<size_t, size_t> slot_of; // a running boot's slot (slots_)
+        std::vector<bool> busy(slots_.size(), false);
         for (;;) {
             while (!stop_ && !backend.interrupted() && running.size() < cli_.jobs) {
                 auto b = next_boot(next, scheduled);
                 if (!b)
                     break;
-                auto id = backend.start(request(*b));
+                const size_t slot = size_t(std::find(busy.begin(), busy.end(), false) - busy.begin());
+                auto id = backend.start(request(*b, slots_.at(slot)));
                 if (!id) {
                     say("cannot start a boot: " + id.error().message());
                     stop_ = true, exit_ = kAbFailed;
@@ -101,6 +114,8 @@ public:
                 }
                 say("boot " + b->out.filename().string() + " started");
                 running[id.value()] = *b;
+                slot_of[id.value()] = slot;
+                busy[slot] = true;
             }
             if (running.empty())
                 break;
@@ -109,6 +124,7 @@ public:
                 continue; // interrupted: the loop stops starting boots and waits for the rest
             Boot b = running.at(ended->id);
             running.erase(ended->id);
+            busy[slot_of.at(ended->id)] = false;
             finished(b, *ended, backend.interrupted());
         }
         if (backend.interrupted()) {
@@ -123,8 +139,9 @@ public:
     }
 
 private:
-    BootRequest request(const Boot& b) const {
+    BootRequest request(const Boot& b, const std::vector<unsigned>& host_cpus) const {
         BootRequest r;
+        r.host_cpus = host_cpus;
         r.kernel = sides_[b.side].kernel;
         r.params = sides_[b.side].params;
         r.options = cli_.boot;
@@ -225,7 +242,7 @@ private:
 
     CompareOptions options(const Look& look) const {
         CompareOptions o;
-        o.method = cli_.method == "lkp" ? Method::lkp : Method::welch;
+        o.method = method_;
         o.confidence = 1 - look.alpha;
         o.min_effect_pct = cli_.min_effect_pct;
         o.force = cli_.force;
@@ -278,6 +295,8 @@ private:
         return {{"boots_a_side", last_look_.boots},
                 {"look", last_look_.number},
                 {"looks", plan_.looks()},
+                {"min_boots", plan_.min_boots},
+                {"method", compare_render::method_name(method_)},
                 {"alpha", plan_.alpha},
                 {"look_alpha", last_look_.alpha},
                 {"spending", "power family, rho " + format_number(plan_.rho, "%g")},
@@ -329,7 +348,9 @@ private:
 
     AbCli cli_;
     std::vector<SidePlan> sides_;
+    std::vector<std::vector<unsigned>> slots_; // host CPUs per boot at once (host_cpu_slots)
     SequentialPlan plan_;
+    Method method_ = Method::auto_; // resolved for the clock
     std::vector<BootsInOrder> done_; // per side
     Look last_look_;
     std::optional<Report> report_;
@@ -344,12 +365,26 @@ std::string self_exe() {
     return ec ? "initbench" : p.string();
 }
 
+// The host CPUs this process may run on, in order.
+std::vector<unsigned> allowed_host_cpus() {
+    cpu_set_t set;
+    std::vector<unsigned> cpus;
+    if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+        for (unsigned c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &set))
+                cpus.push_back(c);
+    }
+    for (unsigned c = 0; cpus.empty() && c < std::max(1u, std::thread::hardware_concurrency()); c++)
+        cpus.push_back(c); // unknown: as many as the hardware has
+    return cpus;
+}
+
 int run_ab(AbCli cli) {
     auto usage = [](const std::string& why) {
         std::cerr << "initbench ab: " << why << "\n";
         return kAbUsage;
     };
-    if (cli.min_boots < 2 || cli.max_boots < cli.min_boots)
+    if ((cli.min_boots != 0 && cli.min_boots < 2) || cli.max_boots < cli.min_boots)
         return usage("--min-boots must be >= 2 and <= --max-boots");
     auto sides = plan_sides(cli);
     if (!sides) {
@@ -377,14 +412,23 @@ int run_ab(AbCli cli) {
                   << " (--force compares them anyway)\n";
         return kAbRefused;
     }
-    if (cli.jobs == 0) // TCG runs a thread per guest CPU: one boot per host core per vCPU
-        cli.jobs = std::max(1u, std::thread::hardware_concurrency() / cpus);
+    const std::vector<unsigned> allowed = allowed_host_cpus();
+    // TCG runs a thread per guest CPU: one boot per host core per vCPU. On the wall clock one
+    // at a time: boots at once on CPUs of different speeds can give one side the slower
+    // CPU more often (a greedy schedule does, when the faster CPU's boots end first).
+    if (cli.jobs == 0)
+        cli.jobs = cli.boot.clock == "icount" ? std::max<unsigned>(1, unsigned(allowed.size()) / cpus) : 1;
+    else if (cli.jobs > 1 && cli.boot.clock != "icount")
+        std::cerr << "initbench ab: warning: -j " << cli.jobs
+                  << " on the wall clock: host CPUs can differ in speed, and boots at once can "
+                     "give one side the slower CPUs more often; -j 1 runs every boot on the same CPUs\n";
+    auto slots = host_cpu_slots(cli.jobs, cpus, allowed);
     if (auto s = claim_directory(cli.out_dir, plan_document(cli, sides.value())); !s) {
         std::cerr << "initbench ab: " << s.error().message() << "\n";
         return kAbUsage;
     }
     auto backend = local_boot_backend(self_exe());
-    Ab ab(std::move(cli), std::move(sides.value()));
+    Ab ab(std::move(cli), std::move(sides.value()), std::move(slots));
     return ab.run(*backend);
 }
 
@@ -403,11 +447,18 @@ void add_ab_command(CLI::App& app) {
     cmd->add_option("--metric", cli->metrics, "Glob of a metric to decide (repeatable; default every phase metric)")
         ->allow_extra_args(false);
     add_boot_options(*cmd, cli->boot);
-    cmd->add_option("--min-boots", cli->min_boots, "Boots a side before the first look")->capture_default_str();
+    cmd->add_option("--min-boots", cli->min_boots,
+                    "Boots a side before the first look (default: 2 for Welch's test; for the "
+                    "permutation test the fewest at which it can find a change, 5 up to 10 a side)");
     cmd->add_option("--max-boots", cli->max_boots, "Boots a side at most (the budget)")
         ->check(CLI::Range(2, 1000))->capture_default_str();
-    cmd->add_option("-j,--jobs", cli->jobs, "Boots at once (default: host cores / guest CPUs)")->check(CLI::Range(1, 256));
-    cmd->add_option("--method", cli->method, "welch or lkp")->check(CLI::IsMember({"welch", "lkp"}))->capture_default_str();
+    cmd->add_option("-j,--jobs", cli->jobs, "Boots at once, each on host CPUs of its own (default: under --clock icount host "
+                    "cores / guest CPUs; on the wall clock 1)")->check(CLI::Range(1, 256));
+    cmd->add_option("--method", cli->method,
+                    "auto: welch under --clock icount, permutation on the wall clock; or welch, "
+                    "permutation, lkp")
+        ->check(CLI::IsMember({"auto", "welch", "permutation", "lkp"}))
+        ->capture_default_str();
     cmd->add_option("--confidence", cli->confidence, "1 - the error rate promised over all looks")
         ->check(CLI::Range(0.5, 0.9999))->capture_default_str();
     cmd->add_option("--min-effect", cli->min_effect_pct, "Percent: smaller changes are SAME")

@@ -129,4 +129,16 @@ Status claim_directory(const fs::path& dir, const json& plan) {
     return ok();
 }
 
+std::vector<std::vector<unsigned>> host_cpu_slots(unsigned jobs, unsigned guest_cpus,
+                                                  const std::vector<unsigned>& allowed) {
+    std::vector<std::vector<unsigned>> slots(jobs);
+    if (size_t(jobs) * guest_cpus > allowed.size())
+        return slots;
+    for (unsigned k = 0; k < jobs; k++) {
+        const size_t end = allowed.size() - size_t(k) * guest_cpus;
+        slots[k].assign(allowed.begin() + long(end - guest_cpus), allowed.begin() + long(end));
+    }
+    return slots;
+}
+
 } // namespace initbench

@@ -14,9 +14,9 @@ namespace initbench {
 
 struct AbCli {
     std::vector<std::string> kernels, side_params, labels, metrics, params;
-    std::string out_dir, method = "welch";
+    std::string out_dir, method = "auto";
     BootOptions boot; // every side's, as `initbench run` takes them
-    unsigned min_boots = 2, max_boots = 10, jobs = 0;
+    unsigned min_boots = 0, max_boots = 10, jobs = 0; // min_boots 0: for the method (first_look)
     double confidence = 0.95, min_effect_pct = 5;
     bool force = false; // compare sides whose initbench.* settings differ
 };
@@ -37,6 +37,14 @@ std::string experiment_difference(const std::vector<SidePlan>& sides);
 // What must match for a rerun to resume: the sides, their kernels' bytes, the image, and how
 // they are booted and judged. The budget, --jobs and --timeout may change.
 nlohmann::json plan_document(const AbCli& cli, const std::vector<SidePlan>& sides);
+
+// The host CPUs each of `jobs` boots at once runs on: guest_cpus of them a boot, from the end
+// of `allowed` (CPU 0 takes most of the host's own work), or no pinning at all (empty sets)
+// when they do not fit. Host CPUs can differ in speed for a whole run (on a cloud machine one
+// of two ran 40 % slower than the other, alone or not): a boot left to float lands on either
+// and its figures split in two; pinned, every boot of a slot runs on the same CPUs.
+std::vector<std::vector<unsigned>> host_cpu_slots(unsigned jobs, unsigned guest_cpus,
+                                                  const std::vector<unsigned>& allowed);
 
 // A new output directory gets the plan; an old one must hold the same plan.
 Status claim_directory(const std::filesystem::path& dir, const nlohmann::json& plan);

@@ -32,8 +32,10 @@ StepDecision place(double lo, double hi, double limit, int bad_sign, const std::
 // Two samples or more a side: compare's verdict with --min-effect at the limit. DIFFERENT the
 // bad way is bad; SAME, or DIFFERENT the good way, is good; UNKNOWN is a skip.
 StepDecision decide_by_verdict(std::span<const double> base, std::span<const double> step,
-                               double base_mean, double step_mean, double bad_pct, double confidence) {
+                               double base_mean, double step_mean, double bad_pct, double confidence,
+                               bool deterministic) {
     CompareOptions options;
+    options.method = method_for_clock(Method::auto_, deterministic ? "icount" : "wall");
     options.confidence = confidence;
     options.min_effect_pct = std::fabs(bad_pct);
     const Better better = bad_pct < 0 ? Better::higher : Better::lower;
@@ -75,7 +77,8 @@ StepDecision decide_against_baseline(std::span<const double> base, std::span<con
         return {kBisectAbort, "the baseline's mean is 0: a percent change means nothing"};
     double lo = 0, hi = 0;
     if (base.size() >= 2 && step.size() >= 2)
-        return decide_by_verdict(base, step, b.value().mean, s.value().mean, bad_pct, confidence);
+        return decide_by_verdict(base, step, b.value().mean, s.value().mean, bad_pct, confidence,
+                                 deterministic);
     if (base.size() == 1 && step.size() == 1) {
         return {kBisectSkip, "one sample a side: no spread to judge the change by (skip; "
                              "initbench.rounds=3 or --boots 2 on each side decide)"};

@@ -35,7 +35,7 @@ Exit codes:
 
 struct CompareCli {
     std::vector<std::string> sides, labels, fail_on, only;
-    std::string format = "auto", method = "welch", unit = "auto";
+    std::string format = "auto", method = "auto", unit = "auto";
     double confidence = 0.95, min_effect = 5;
     bool force = false, details = false, allow_missing = false;
 };
@@ -100,7 +100,7 @@ int run_compare(const CompareCli& cli) {
         }
 
     CompareOptions options;
-    options.method = value_named(compare_render::kMethodNames, cli.method).value_or(Method::welch);
+    options.method = value_named(compare_render::kMethodNames, cli.method).value_or(Method::auto_);
     options.confidence = cli.confidence;
     options.min_effect_pct = cli.min_effect;
     options.force = cli.force;
@@ -151,9 +151,11 @@ void add_compare_command(CLI::App& app) {
         ->check(CLI::IsMember({"auto", "terminal", "text", "markdown", "json", "csv"}))
         ->capture_default_str();
     cmd->add_option("--method", cli->method,
-                    "welch: Welch's t-test; lkp: >= 3 samples a side and separated ranges; "
+                    "auto: welch under --clock icount, permutation on the wall clock; welch: "
+                    "Welch's t-test; permutation: the permutation test of the means (no "
+                    "assumption of normal noise); lkp: >= 3 samples a side and separated ranges; "
                     "threshold: the minimum effect alone (deterministic clocks)")
-        ->check(CLI::IsMember({"welch", "lkp", "threshold"}))
+        ->check(CLI::IsMember({"auto", "welch", "permutation", "lkp", "threshold"}))
         ->capture_default_str();
     cmd->add_option("--unit", cli->unit,
                     "What one sample is: round (judged on any clock), run (a file: the mean of "

@@ -63,7 +63,14 @@ struct Side {
 // the side, unless keep_failed (compare's gate then fails on it, naming why).
 Result<Side> load_side(const std::string& arg, const std::string& label, bool keep_failed = false);
 
-enum class Method { welch, lkp, threshold };
+// How a change is tested. auto: Welch's t-test under --clock icount, where a boot's figures
+// repeat to a fraction of a percent and their noise is close to normal; the permutation test
+// on the wall clock, whose boots under TCG are heavy-tailed (a boot a third slower than the
+// rest is common) and quantised: there Welch's test on 2-4 samples a side claimed differences
+// that were not there (docs/compare.md has the measurements).
+enum class Method { auto_, welch, permutation, lkp, threshold };
+// auto_ resolved for a clock: "icount" (deterministic) or any other.
+Method method_for_clock(Method asked, std::string_view clock);
 // What one sample is: a round, or a run (a results file: the mean of its rounds). Rounds of
 // one boot share its host's conditions, so only runs show the noise between boots. auto:
 // runs when every side has two or more; else rounds, judged only under --clock icount.
@@ -71,7 +78,7 @@ enum class SampleUnit { auto_, round, run };
 enum class Better { unknown, higher, lower };
 
 struct CompareOptions {
-    Method method = Method::welch;
+    Method method = Method::auto_;
     double confidence = 0.95;
     double min_effect_pct = 5;           // changes smaller than this are never significant
     bool force = false;                  // compare different experiments (never different clocks)

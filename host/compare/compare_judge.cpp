@@ -42,8 +42,29 @@ void add_equivalence_and_power(Change& c, std::span<const double> base,
     const double sd_b = sample_stddev(next, arithmetic_mean(next));
     if (auto d = stats::detectable_difference(sd_a, base.size(), sd_b, next.size(), alpha))
         c.detectable_pct = d.value() / scale;
-    if (auto n = stats::samples_to_detect(sd_a, sd_b, margin, alpha))
+    if (auto n = stats::samples_to_detect(sd_a, sd_b, margin, alpha)) {
         c.samples_needed = std::max({*n, base.size(), next.size()});
+        if (options.method != Method::welch) // permutation: no fewer than can reach alpha at all
+            c.samples_needed = std::max(*c.samples_needed, stats::permutation_min_samples(alpha));
+    }
+}
+
+// The permutation test's p, or Welch's beyond the sizes it is run at.
+std::optional<double> permutation_p(std::span<const double> base, std::span<const double> next,
+                                    double confidence) {
+    if (auto t = stats::permutation_test(base, next))
+        return t.value().p;
+    if (auto w = stats::welch(base, next, confidence))
+        return w.value().p;
+    return std::nullopt;
+}
+
+// Why the permutation test could not find a change at these sizes, whatever the samples.
+std::string permutation_floor(size_t n_base, size_t n_next, double alpha) {
+    return "the permutation test's smallest p with " + std::to_string(n_base) + " and " +
+           std::to_string(n_next) + " samples is " + format_number(stats::permutation_min_p(n_base, n_next), "%.3g") +
+           ", not below " + format_number(alpha, "%.3g") + ": it needs " +
+           std::to_string(stats::permutation_min_samples(alpha)) + " a side to show a change";
 }
 
 // Why neither verdict holds, in words a reader can act on.
@@ -58,11 +79,20 @@ std::string undecided_reason(const Change& c, const CompareOptions& options) {
 
 } // namespace
 
+Method method_for_clock(Method asked, std::string_view clock) {
+    if (asked != Method::auto_)
+        return asked;
+    return clock == "icount" ? Method::welch : Method::permutation;
+}
+
 Change judge_change(std::span<const double> base, std::span<const double> next, double base_mean,
                     double next_mean, Better better, const CompareOptions& options) {
     Change c;
     c.pct = stats::percent_change(base_mean, next_mean);
-    if (auto w = stats::welch(base, next, options.confidence))
+    const bool permutation = options.method == Method::permutation || options.method == Method::auto_;
+    if (permutation)
+        c.p = permutation_p(base, next, options.confidence);
+    else if (auto w = stats::welch(base, next, options.confidence))
         c.p = w.value().p;
     const bool moved = c.pct ? std::fabs(*c.pct) >= options.min_effect_pct : base_mean != next_mean;
     add_equivalence_and_power(c, base, next, options);
@@ -73,6 +103,14 @@ Change judge_change(std::span<const double> base, std::span<const double> next, 
             c.note = "Welch's t-test needs 2 samples a side (has " + std::to_string(base.size()) +
                      " and " + std::to_string(next.size()) + ")";
         else
+            c.significant = *c.p < 1 - options.confidence && moved;
+        break;
+    case Method::auto_: // compare_sides resolves it for the clock; unresolved, the safe test
+    case Method::permutation:
+        if (base.size() < 2 || next.size() < 2)
+            c.note = "the permutation test needs 2 samples a side (has " + std::to_string(base.size()) +
+                     " and " + std::to_string(next.size()) + ")";
+        else if (c.p)
             c.significant = *c.p < 1 - options.confidence && moved;
         break;
     case Method::lkp:
@@ -94,6 +132,9 @@ Change judge_change(std::span<const double> base, std::span<const double> next, 
             c.verdict = Decision::different;
         else if (!declined && equivalent)
             c.verdict = Decision::same;
+        else if (!declined && permutation &&
+                 stats::permutation_min_p(base.size(), next.size()) >= 1 - options.confidence)
+            c.note = permutation_floor(base.size(), next.size(), 1 - options.confidence);
         else if (!declined)
             c.note = undecided_reason(c, options);
     }
@@ -312,6 +353,7 @@ Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOption
     IB_TRY(check_sides(sides, options, report));
     report.clock = sides[0].runs[0].clock;
     report.clock_detail = sides[0].runs[0].clock_detail;
+    report.options.method = method_for_clock(options.method, report.clock);
 
     std::vector<Extracted> found;
     for (const auto& side : sides) {

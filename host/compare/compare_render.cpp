@@ -124,6 +124,10 @@ std::string method_sentence(const CompareOptions& o) {
         return "LKP's rule: at least 3 samples a side, ranges that do not overlap, and " + effect;
     case Method::threshold:
         return "threshold only (no test; for a deterministic clock): " + effect;
+    case Method::auto_: // resolved by compare_sides before anything is rendered
+    case Method::permutation:
+        return "the permutation test of the means (exact, or from " + std::to_string(stats::kDraws) +
+               " random splits; no assumption of normal noise) at " + level + " and " + effect;
     case Method::welch:
         break;
     }

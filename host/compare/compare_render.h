@@ -31,7 +31,8 @@ bool zero_everywhere(const MetricRow& m);
 std::string clock_sentence(const std::string& clock, const std::string& detail);
 // --method's names; the first is the default.
 inline constexpr Named<Method> kMethodNames[] = {
-    {Method::welch, "welch"}, {Method::lkp, "lkp"}, {Method::threshold, "threshold"}};
+    {Method::auto_, "auto"}, {Method::welch, "welch"}, {Method::permutation, "permutation"},
+    {Method::lkp, "lkp"},    {Method::threshold, "threshold"}};
 std::string method_name(Method m);
 std::string kind_name(ChangeKind k);
 std::string verdict_name(Decision v); // "same", "different", "unknown"

@@ -14,6 +14,15 @@ Look look_at(const SequentialPlan& plan, size_t boots_a_side) {
     return look;
 }
 
+size_t permutation_min_boots(double alpha, size_t max_boots, double rho) {
+    for (size_t n = 2; n < max_boots; n++) {
+        const SequentialPlan plan{n, max_boots, alpha, rho};
+        if (stats::permutation_min_p(n, n) < stats::look_alpha(alpha, 1, plan.looks(), rho))
+            return n;
+    }
+    return std::max<size_t>(max_boots, 2);
+}
+
 bool LookVerdicts::decided() const {
     return unmatched.empty() && !verdicts.empty() &&
            std::all_of(verdicts.begin(), verdicts.end(),

@@ -26,6 +26,12 @@ struct Look {
 };
 Look look_at(const SequentialPlan& plan, size_t boots_a_side);
 
+// The fewest boots a side for the first look of a plan tested by the permutation test: the
+// first n whose look, with looks from n to max_boots, has a level above the test's smallest p
+// at n a side (stats::permutation_min_p). Looks before it would spend alpha on tests that
+// cannot find a change: 5 for alpha 0.05 up to 10 boots a side (2 a side give p >= 1/3).
+size_t permutation_min_boots(double alpha, size_t max_boots, double rho = 1);
+
 // The verdicts of the chosen metrics at one look: every (metric, later side) pair.
 struct ChosenVerdict {
     std::string id, side;

@@ -55,6 +55,33 @@ Result<MeanInterval> mean_interval(std::span<const double> xs, double confidence
 // side is judged against: the spread is xs's, never assumed to be zero.
 Result<MeanInterval> prediction_interval(std::span<const double> xs, double confidence);
 
+// The permutation test of mean(b) - mean(a), two-sided: of the ways to split the pooled
+// samples into sides of these sizes, the share whose |difference of means| is at least the
+// one observed. It assumes nothing of the samples' distribution, only that under "no change"
+// every split was as likely (the boots were interleaved): its false alarms are at most its
+// level whatever the tails, where a t-test on a few heavy-tailed samples is not. Every split
+// is counted up to kExactSplits of them, else kDraws random ones (a fixed seed: the same
+// samples give the same p) with p = (1 + hits) / (1 + draws). Beyond kLargeSample a side it
+// is not run: Welch's t (the central limit's answer, which the permutation's approaches).
+inline constexpr size_t kExactSplits = 20000;
+inline constexpr size_t kDraws = 10000;
+inline constexpr size_t kLargeSample = 50;
+struct Permutation {
+    double diff = 0;   // mean(b) - mean(a)
+    double p = 1;
+    double splits = 0; // counted (exact) or drawn
+    bool exact = false;
+};
+Result<Permutation> permutation_test(std::span<const double> a, std::span<const double> b);
+
+// The smallest p the permutation test can give for sides of these sizes, whatever the values:
+// the observed split alone at the extreme (and its mirror, for equal sizes). Below a look's
+// level it must be for the test to find anything: 2 a side gives 1/3, 5 a side 1/126.
+double permutation_min_p(size_t n_a, size_t n_b);
+
+// The fewest samples a side (equal sizes, at most `cap`) at which permutation_min_p < alpha.
+size_t permutation_min_samples(double alpha, size_t cap = 1000);
+
 // Two one-sided tests (Schuirmann's TOST, with Welch's standard error): does mean(b) - mean(a)
 // lie inside (-margin, +margin)? p is the larger of the two one-sided p-values; equivalence is
 // shown at level alpha when p < alpha, which is when the (1 - 2 alpha) interval of the

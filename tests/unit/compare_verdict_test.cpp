@@ -2,6 +2,7 @@
 // looks of `ab`, --fail-on's rules, the marks on one-run sides, and bisect-step's decisions,
 // on synthetic results documents. No QEMU.
 #include "host/cli/ab.h"
+#include "host/cli/ab_plan.h"
 #include "host/cli/bisect.h"
 #include "host/compare/compare.h"
 #include "host/compare/compare_checks.h"
@@ -67,7 +68,13 @@ TEST(Verdict, NoisyChangeIsUnknownWithWhatWouldDecideIt) {
 
 TEST(Verdict, EachMethodSaysWhyItDeclined) {
     Report one = compare_rounds(with_rates({200}, "a"), with_rates({150}, "b"));
-    const Change& w = row(one, "fork/ops_per_s")->changes[0];
+    const Change& p = row(one, "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(p.verdict, Decision::unknown) << "never from a zero-width interval";
+    EXPECT_EQ(p.note, "the permutation test needs 2 samples a side (has 1 and 1)");
+    CompareOptions welch;
+    welch.method = Method::welch;
+    Report one_welch = compare_rounds(with_rates({200}, "a"), with_rates({150}, "b"), welch);
+    const Change& w = row(one_welch, "fork/ops_per_s")->changes[0];
     EXPECT_EQ(w.verdict, Decision::unknown) << "never from a zero-width interval";
     EXPECT_EQ(w.note, "Welch's t-test needs 2 samples a side (has 1 and 1)");
     CompareOptions lkp;
@@ -82,11 +89,21 @@ TEST(Verdict, EachMethodSaysWhyItDeclined) {
 
 TEST(Verdict, ConstantSidesAreDecidedExactly) {
     // An instruction-counted clock can repeat to the last digit: no noise to test against.
-    Report same = compare_rounds(with_rates({200, 200, 200}, "a"), with_rates({204, 204, 204}, "b"));
+    auto icount = [](V rates, const char* name) { return with_clock(with_rates(rates, name), "icount"); };
+    Report same = compare_rounds(icount({200, 200, 200}, "a"), icount({204, 204, 204}, "b"));
     EXPECT_EQ(row(same, "fork/ops_per_s")->changes[0].verdict, Decision::same);
-    Report diff = compare_rounds(with_rates({200, 200, 200}, "a"), with_rates({180, 180, 180}, "b"));
+    Report diff = compare_rounds(icount({200, 200, 200}, "a"), icount({180, 180, 180}, "b"));
     EXPECT_EQ(row(diff, "fork/ops_per_s")->changes[0].verdict, Decision::different);
     EXPECT_EQ(*row(diff, "fork/ops_per_s")->changes[0].detectable_pct, 0);
+    // On the wall clock equal figures are a coincidence of a coarse count, not an exact
+    // answer: 3 a side cannot show a change (the permutation test's p is at least 0.1).
+    Report wall = compare_rounds(with_rates({200, 200, 200}, "a"), with_rates({180, 180, 180}, "b"));
+    const Change& w = row(wall, "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(w.verdict, Decision::unknown);
+    EXPECT_NE(w.note.find("the permutation test's smallest p with 3 and 3 samples is 0.1, not below "
+                          "0.05: it needs 4 a side to show a change"),
+              std::string::npos)
+        << w.note;
     // A count that is 0 throughout (funclat's missed events) has no percent change, and is SAME.
     const V zeros{0, 0, 0};
     EXPECT_EQ(judge_change(zeros, zeros, 0, 0, Better::lower, {}).verdict, Decision::same);
@@ -139,6 +156,25 @@ TEST(Sequential, LooksSpendAlphaOnceOverTheBudget) {
     }
     EXPECT_NEAR(sum, 0.05, 1e-15);
     EXPECT_EQ(look_at(plan, 9).boots, 5u) << "beyond the budget is the last look";
+}
+
+// The permutation test cannot reject with few boots: looks before it can would spend alpha
+// for nothing. 5 a side is the first whose smallest p (2/252) is below its look's level.
+TEST(Sequential, PermutationLooksStartWhereTheTestCanReject) {
+    EXPECT_EQ(permutation_min_boots(0.05, 10), 5u); // 6 looks of 0.0083; 4 a side: 2/70 = 0.029
+    EXPECT_EQ(permutation_min_boots(0.05, 6), 5u);  // 2 looks of 0.025; 4 a side: 3 looks of 0.017
+    EXPECT_EQ(permutation_min_boots(0.05, 4), 4u);  // 1 look of 0.05 > 2/70
+    EXPECT_EQ(permutation_min_boots(0.05, 3), 3u) << "the budget: UNKNOWN at its one look";
+    EXPECT_EQ(permutation_min_boots(0.01, 10), 7u); // 4 looks of 0.0025; 6 a side: 0.002 < 2/924
+}
+
+// Boots at once get host CPUs of their own, from the last; none when they do not fit.
+TEST(Sequential, BootsAtOnceArePinnedToCpusOfTheirOwn) {
+    using Slots = std::vector<std::vector<unsigned>>;
+    EXPECT_EQ(host_cpu_slots(1, 1, {0, 1}), (Slots{{1}}));
+    EXPECT_EQ(host_cpu_slots(2, 1, {0, 1}), (Slots{{1}, {0}}));
+    EXPECT_EQ(host_cpu_slots(1, 2, {0, 1, 4, 5}), (Slots{{4, 5}}));
+    EXPECT_EQ(host_cpu_slots(2, 2, {0, 1, 2}), (Slots{{}, {}})) << "4 CPUs do not fit in 3";
 }
 
 TEST(Sequential, ChosenMetricsAndWhenTheyAreDecided) {

@@ -321,5 +321,79 @@ TEST(AlphaSpending, KeepsTheErrorRateWhereRepeatedTestsDoNot) {
     EXPECT_GT(naive_rate, 0.10) << naive_rate;
 }
 
+// ---- the permutation test (the wall clock's) -----------------------------------------------
+// Reference p-values counted by an independent script: every split of the pooled samples, the
+// share whose |difference of means| is at least the observed one.
+
+TEST(Permutation, CountsEverySplit) {
+    auto t = permutation_test(V{10.1, 9.8, 10.4, 10.0}, V{10.9, 11.2, 10.7, 10.5, 11.0}).value();
+    EXPECT_TRUE(t.exact);
+    EXPECT_EQ(t.splits, 126);              // C(9, 4)
+    EXPECT_DOUBLE_EQ(t.p, 2.0 / 126);      // this split and one other as far apart
+    EXPECT_NEAR(t.diff, 10.86 - 10.075, 1e-12);
+    EXPECT_DOUBLE_EQ(permutation_test(V{10.1, 9.8, 10.4, 10.0, 10.6}, V{10.9, 11.2, 10.2, 10.5, 11.0}).value().p,
+                     12.0 / 252);
+    EXPECT_DOUBLE_EQ(permutation_test(V{1, 2, 3}, V{4, 5, 6}).value().p, 0.1); // 2 of 20
+    EXPECT_DOUBLE_EQ(permutation_test(V{1, 2}, V{2, 1}).value().p, 1);
+}
+
+// Two boots a side, each pair equal to four digits (a coarse count on a host whose two CPUs
+// ran at different speeds): Welch's test takes the tiny spread at its word, p below the 0.01
+// of ab's first look; the permutation test's answer is what two a side can say, p = 1/3.
+TEST(Permutation, TwoTightPairsAreNotACertainty) {
+    const V a{767.2, 768.0}, b{860.1, 859.9};
+    EXPECT_LT(welch(a, b, 0.95).value().p, 0.002);
+    EXPECT_DOUBLE_EQ(permutation_test(a, b).value().p, 1.0 / 3);
+    EXPECT_DOUBLE_EQ(permutation_test(V{1, 1}, V{2, 2}).value().p, 1.0 / 3) << "ties count";
+}
+
+TEST(Permutation, RandomSplitsBeyondTheExactCountAndRefusals) {
+    V a, b;
+    for (int i = 0; i < 12; i++) // C(24, 12) = 2 704 156 splits: drawn, not counted
+        a.push_back(100 + i), b.push_back(200 + i);
+    auto t = permutation_test(a, b).value();
+    EXPECT_FALSE(t.exact);
+    EXPECT_EQ(t.splits, double(kDraws));
+    EXPECT_DOUBLE_EQ(t.p, 1.0 / (1 + double(kDraws))) << "no draw is as far apart";
+    EXPECT_EQ(permutation_test(a, b).value().p, t.p) << "a fixed seed: the same p every time";
+    auto same = permutation_test(a, a).value();
+    EXPECT_GT(same.p, 0.99);
+    EXPECT_FALSE(permutation_test(V{}, V{1}));
+    EXPECT_FALSE(permutation_test(V{1, kNaN}, V{1, 2}));
+    EXPECT_FALSE(permutation_test(V(kLargeSample + 1, 1.0), V(kLargeSample + 1, 2.0)))
+        << "beyond its sizes: Welch's";
+}
+
+TEST(Permutation, SmallestPAndTheSamplesItNeeds) {
+    EXPECT_DOUBLE_EQ(permutation_min_p(2, 2), 1.0 / 3);
+    EXPECT_DOUBLE_EQ(permutation_min_p(5, 5), 2.0 / 252);
+    EXPECT_DOUBLE_EQ(permutation_min_p(3, 4), 1.0 / 35);
+    EXPECT_EQ(permutation_min_samples(0.05), 4u); // 2/70 = 0.029; 3 a side: 0.1
+    EXPECT_EQ(permutation_min_samples(0.01), 5u); // 2/252 = 0.0079; 4 a side: 0.029
+}
+
+// A/A sequences like wall-clock boots under TCG on a host whose CPUs differ in speed: most
+// boots near 800, some near 500, counts rounded to whole operations. Tested after every pair
+// from 2 to 6 a side at the spent levels, the permutation test keeps its promise.
+TEST(Permutation, KeepsItsLevelOnHeavyTailedSequences) {
+    std::mt19937_64 rng(30);
+    std::normal_distribution<double> fast(800, 15), slow(500, 15);
+    std::bernoulli_distribution on_slow(0.3);
+    const size_t trials = 2000, first = 2, last = 6, looks = last - first + 1;
+    size_t hits = 0;
+    for (size_t t = 0; t < trials; t++) {
+        V a, b;
+        bool hit = false;
+        for (size_t n = 1; n <= last && !hit; n++) {
+            a.push_back(std::round(on_slow(rng) ? slow(rng) : fast(rng)));
+            b.push_back(std::round(on_slow(rng) ? slow(rng) : fast(rng)));
+            if (n >= first)
+                hit = permutation_test(a, b).value().p < look_alpha(0.05, n - first + 1, looks, 1);
+        }
+        hits += hit;
+    }
+    EXPECT_LE(double(hits) / trials, 0.05) << hits;
+}
+
 } // namespace
 } // namespace initbench::stats
