@@ -6,13 +6,14 @@
 #     (fork.spin_us, each operation's spin worked out from one calibration boot of the
 #     clock): every DIFFERENT in the worse direction is a detection, with the boots a side it
 #     took. The row also shows the median change ab measured, the effect's true size;
-# on the instruction-counting clock and on the wall clock, at ab's defaults (Welch, 95 %) but
+# on the instruction-counting clock and on the wall clock, at ab's defaults (--method auto:
+# Welch's t under icount, the permutation test on the wall clock; 95 %; -j as ab chooses) but
 # --min-effect 1 % unless MIN_EFFECT says: at ab's 5 % a 2 % change is never DIFFERENT. It
 # prints one table; paste it into docs/compare.md with the machine and the date. A benchmark,
 # not a test: hundreds of boots (an icount trial is 4 boots).
 #
 #   scripts/bench-verdicts.sh [TRIALS] [MAX_BOOTS] [EFFECTS]   default: 100, 6, "2 5 10" ("": none)
-#   KERNEL=... CLOCKS="icount wall" JOBS=2 MIN_EFFECT=1 AA=no (power rows only) INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-verdicts.sh
+#   KERNEL=... CLOCKS="icount wall" JOBS=(ab's default) MIN_EFFECT=1 AA=no (power rows only) INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-verdicts.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +22,7 @@ max_boots=${2:-6}
 effects=${3-2 5 10} # "" for none (A/A rows only)
 min_effect=${MIN_EFFECT:-1}
 clocks=${CLOCKS:-icount wall}
-jobs=${JOBS:-2}
+jobs=${JOBS:-} # "": ab's own (icount: a boot per host CPU; wall: one at a time, pinned)
 source "$here/scripts/bench-tools.sh"
 bench_tools bench-verdicts
 experiment=(nokaslr norandmaps initbench.phases=fork initbench.duration=1 initbench.rounds=2)
@@ -30,7 +31,7 @@ experiment=(nokaslr norandmaps initbench.phases=fork initbench.duration=1 initbe
 trial() { # CLOCK SECOND_SIDE_PARAMS
   local out=$tmp/t code=0
   rm -rf "$out"
-  "$cli" ab -o "$out" --kernel "$kernel" --image "$image" --clock "$1" -j "$jobs" \
+  "$cli" ab -o "$out" --kernel "$kernel" --image "$image" --clock "$1" ${jobs:+-j "$jobs"} \
     --max-boots "$max_boots" --min-effect "$min_effect" --force --metric fork/ops_per_s --params '' --params "$2" \
     -- "${experiment[@]}" > "$tmp/ab.out" 2>&1 || code=$?
   # 4 without a comparison: no look was reached (boots failed); a failed trial, not the end.
@@ -107,7 +108,7 @@ print($spin if abs(got - want) <= 0.1 * want else max(1, round($spin * want / ma
 
 {
   echo "bench-verdicts: $(date -u +%F), $(nproc) CPUs, $(uname -r) host, kernel $(basename "$kernel"),"
-  echo "ab --max-boots $max_boots -j $jobs --min-effect $min_effect, fork/ops_per_s, ${experiment[*]}"
+  echo "ab --max-boots $max_boots -j ${jobs:-default} --min-effect $min_effect, fork/ops_per_s, ${experiment[*]}"
   echo
   echo "| trial | clock | trials | DIFFERENT | SAME | UNKNOWN | failed | mean boots a side | median change |"
   echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"

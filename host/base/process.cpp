@@ -6,6 +6,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
+#include <thread>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -208,6 +210,19 @@ ChildOutcome run_child(const ChildRun& run) {
     out.wall_s = now_s() - t0;
     record_status(status, out);
     return out;
+}
+
+std::vector<unsigned> allowed_host_cpus() {
+    cpu_set_t set;
+    std::vector<unsigned> cpus;
+    if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+        for (unsigned c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &set))
+                cpus.push_back(c);
+    }
+    for (unsigned c = 0; cpus.empty() && c < std::max(1u, std::thread::hardware_concurrency()); c++)
+        cpus.push_back(c); // unknown: as many as the hardware has
+    return cpus;
 }
 
 } // namespace initbench

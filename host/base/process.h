@@ -39,4 +39,8 @@ ChildOutcome run_child(const ChildRun& run);
 // says why on stderr and exits 127, as a shell does.
 [[noreturn]] void exec_or_exit(const std::vector<std::string>& argv);
 
+// The host CPUs this process may run on (its affinity, inherited by the children it starts),
+// in order; all the hardware has when the affinity cannot be read.
+std::vector<unsigned> allowed_host_cpus();
+
 } // namespace initbench

@@ -1,5 +1,6 @@
 #include "host/boot/boot.h"
 
+#include "host/base/process.h"
 #include "host/boot/delay_loop.h"
 #include "host/results/environment.h"
 
@@ -122,6 +123,7 @@ nlohmann::json host_facts(const RunOptions& o, const BootSpec& spec, const Attem
         {"cpus", spec.cpus},
         {"memory_mb", spec.memory_mb},
         {"host_kernel", host_release()},
+        {"host_cpus", allowed_host_cpus()},
         {"wall",
          {{"total_s", c.wall_s},
           {"first_output_s", c.first_output_s},

@@ -4,6 +4,7 @@
 
 #include "common/text.h"
 #include "host/base/output_file.h"
+#include "host/base/process.h"
 #include "host/boot/boot_backend.h"
 #include "host/boot/boot_files.h"
 #include "host/cli/boot_cli.h"
@@ -20,7 +21,6 @@
 #include <cstdint>
 #include <map>
 #include <filesystem>
-#include <sched.h>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -363,20 +363,6 @@ std::string self_exe() {
     std::error_code ec;
     auto p = fs::read_symlink("/proc/self/exe", ec);
     return ec ? "initbench" : p.string();
-}
-
-// The host CPUs this process may run on, in order.
-std::vector<unsigned> allowed_host_cpus() {
-    cpu_set_t set;
-    std::vector<unsigned> cpus;
-    if (::sched_getaffinity(0, sizeof set, &set) == 0) {
-        for (unsigned c = 0; c < CPU_SETSIZE; c++)
-            if (CPU_ISSET(c, &set))
-                cpus.push_back(c);
-    }
-    for (unsigned c = 0; cpus.empty() && c < std::max(1u, std::thread::hardware_concurrency()); c++)
-        cpus.push_back(c); // unknown: as many as the hardware has
-    return cpus;
 }
 
 int run_ab(AbCli cli) {

@@ -104,6 +104,13 @@ class AbInterleaved(unittest.TestCase):
         self.assertEqual(runs, ["base-001.json", "base-002.json", "slub-001.json", "slub-002.json"])
         plan = json.loads((self.dir / "slub/ab.json").read_text())
         self.assertEqual(plan["sides"][1]["params"][-1], "slub_debug=FZPU")
+        self.assertEqual(comparison["ab"]["method"], "welch", "icount's test")
+        # -j 1 and a guest of one CPU: every boot pinned to the same host CPU, the last one ab
+        # may use (host CPUs can differ in speed; a boot left to float lands on either).
+        last = max(os.sched_getaffinity(0))
+        for name in runs:
+            doc = json.loads((self.dir / "slub/runs" / name).read_text())
+            self.assertEqual(doc["host"]["host_cpus"], [last], name)
 
     def test_a_rerun_resumes_and_boots_nothing_more(self):
         p = subprocess.run([bootlib.INITBENCH, "ab", "-o", str(self.dir / "slub"), "--kernel", bootlib.kernel(),
