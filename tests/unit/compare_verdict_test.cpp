@@ -365,6 +365,18 @@ TEST(BisectDecision, DifferentTheBadWayIsBadSameIsGoodUnknownSkips) {
     EXPECT_NE(decide_against_baseline(V{}, V{1, 1}, -15, 0.95, true).exit_code, kBisectBad);
 }
 
+// Two tight boots a side, 30 % apart: under icount a finding; on the wall clock two pairs that
+// agree are what a host CPU of another speed gives, and the permutation test cannot show a
+// change with 2 a side (p >= 1/3): a skip that says how many boots could.
+TEST(BisectDecision, TwoWallClockBootsASideNeverDecideBad) {
+    const V base{200, 201}, step{140, 141};
+    EXPECT_EQ(decide_against_baseline(base, step, -15, 0.95, true).exit_code, kBisectBad);
+    StepDecision d = decide_against_baseline(base, step, -15, 0.95, false);
+    EXPECT_EQ(d.exit_code, kBisectSkip) << d.why;
+    EXPECT_NE(d.why.find("the permutation test's smallest p with 2 and 2 samples is 0.333"), std::string::npos)
+        << d.why;
+}
+
 TEST(BisectDecision, Threshold) {
     EXPECT_EQ(decide_against_threshold(scaled(40), 50, -1, 0.95, false).exit_code, kBisectBad);
     EXPECT_EQ(decide_against_threshold(scaled(60), 50, -1, 0.95, false).exit_code, kBisectGood);
