@@ -13,7 +13,7 @@
 # not a test: hundreds of boots (an icount trial is 4 boots).
 #
 #   scripts/bench-verdicts.sh [TRIALS] [MAX_BOOTS] [EFFECTS]   default: 100, 6, "2 5 10" ("": none)
-#   KERNEL=... CLOCKS="icount wall" JOBS=(ab's default) MIN_EFFECT=1 AA=no (power rows only) INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-verdicts.sh
+#   KERNEL=... CLOCKS="icount wall" JOBS=(ab's default) MIN_EFFECT=1 SPIN_US=(calibrated) AA=no (power rows only) INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-verdicts.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -92,6 +92,12 @@ PY
 # -1 %. The table's last column is the change the trials measured.
 spin_for() { # CLOCK PCT
   local base spin rate next i
+  # SPIN_US=N: that spin, uncalibrated (single wall-clock boots under TCG are too noisy to
+  # calibrate by: the row's median change is then the effect's measured size).
+  if [[ -n ${SPIN_US:-} ]]; then
+    echo "$SPIN_US"
+    return
+  fi
   base=$(fork_rate "$1" 0)
   spin=$(python3 -c "print(max(1, round(1e6 / $base * $2 / (100 - $2))))")
   for ((i = 0; i < 4; i++)); do
