@@ -16,6 +16,9 @@ namespace {
 
 std::string pct_words(double pct) { return format_number(pct, "%g") + " %"; }
 
+// auto_ unresolved (judge_change called without compare_sides) takes the safe test.
+bool permutes(Method m) { return m == Method::permutation || m == Method::auto_; }
+
 // What does not depend on the method: the equivalence test against +-min-effect, the smallest
 // change these samples detect, and how many samples a side would likely decide.
 void add_equivalence_and_power(Change& c, std::span<const double> base,
@@ -44,7 +47,7 @@ void add_equivalence_and_power(Change& c, std::span<const double> base,
         c.detectable_pct = d.value() / scale;
     if (auto n = stats::samples_to_detect(sd_a, sd_b, margin, alpha)) {
         c.samples_needed = std::max({*n, base.size(), next.size()});
-        if (options.method != Method::welch) // permutation: no fewer than can reach alpha at all
+        if (permutes(options.method)) // no fewer than can reach alpha at all
             c.samples_needed = std::max(*c.samples_needed, stats::permutation_min_samples(alpha));
     }
 }
@@ -89,7 +92,7 @@ Change judge_change(std::span<const double> base, std::span<const double> next, 
                     double next_mean, Better better, const CompareOptions& options) {
     Change c;
     c.pct = stats::percent_change(base_mean, next_mean);
-    const bool permutation = options.method == Method::permutation || options.method == Method::auto_;
+    const bool permutation = permutes(options.method);
     if (permutation)
         c.p = permutation_p(base, next, options.confidence);
     else if (auto w = stats::welch(base, next, options.confidence))
@@ -105,7 +108,7 @@ Change judge_change(std::span<const double> base, std::span<const double> next, 
         else
             c.significant = *c.p < 1 - options.confidence && moved;
         break;
-    case Method::auto_: // compare_sides resolves it for the clock; unresolved, the safe test
+    case Method::auto_: // compare_sides resolves it for the clock (permutes)
     case Method::permutation:
         if (base.size() < 2 || next.size() < 2)
             c.note = "the permutation test needs 2 samples a side (has " + std::to_string(base.size()) +

@@ -104,6 +104,11 @@ TEST(Verdict, ConstantSidesAreDecidedExactly) {
                           "0.05: it needs 4 a side to show a change"),
               std::string::npos)
         << w.note;
+    EXPECT_EQ(w.samples_needed, 4u) << "never fewer than the test can decide with";
+    CompareOptions lkp;
+    lkp.method = Method::lkp;
+    Report by_lkp = compare_rounds(with_rates({200, 200, 200}, "a"), with_rates({180, 180, 180}, "b"), lkp);
+    EXPECT_EQ(row(by_lkp, "fork/ops_per_s")->changes[0].samples_needed, 3u) << "LKP's rule has no such floor";
     // A count that is 0 throughout (funclat's missed events) has no percent change, and is SAME.
     const V zeros{0, 0, 0};
     EXPECT_EQ(judge_change(zeros, zeros, 0, 0, Better::lower, {}).verdict, Decision::same);
