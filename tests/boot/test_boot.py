@@ -177,7 +177,7 @@ class Microvm(unittest.TestCase):
 class BadParameters(unittest.TestCase):
     """Each kind of bad parameter: an error record naming the key, the end record, and a
     clean power-off — never a kernel panic."""
-    ctest_boots = 6
+    ctest_boots = 7
 
     def check_rejected(self, param, key, reason_re):
         # The host refuses it first, with no boot; booted past that check, the init refuses
@@ -211,6 +211,20 @@ class BadParameters(unittest.TestCase):
 
     def test_unknown_load_in_a_joined_phase(self):
         self.check_rejected("initbench.phases=sleep+nosuchload", "phases", r"unknown load 'nosuchload'")
+
+    def test_load_cpus_none_online(self):
+        # The host refuses CPUs the guest will not have; booted past that, the init finds them
+        # offline when it plans the phases (after the keys are read) and runs none.
+        refusal = bootlib.refused_on_host(self, "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE,
+                                          params=(SHORT, "initbench.load.cpus=2-3"))
+        self.assertIn("load.cpus=2-3: none of CPUs 2,3 is online (a guest of 1 CPU has CPU 0 only", refusal)
+        r = bootlib.run(SHORT, "initbench.load.cpus=2-3", extra_args=["--no-host-check"])
+        self.assertEqual(r.code, 1, r.stdout + r.stderr)
+        assert_clean_end(self, r)
+        self.assertEqual([(e["key"], e["reason"]) for e in r.records("error")],
+                         [("load.cpus", "none of CPUs 2,3 is online (online: 0)")])
+        self.assertEqual(r.records("phase"), [], "no phase ran on CPUs it did not have")
+        self.assertEqual(r.one("end")["status"], "error")
 
     def test_machine_values(self):
         # Every refused machine value is its own error record, in one boot: a value that is

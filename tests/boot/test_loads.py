@@ -123,9 +123,11 @@ class LoadPhases(BootTest):
 
 
 class LoadLimits(BootTest):
-    """A fork load at its task limit, and churn: the guest does not hang, nothing is left."""
+    """A fork load at its task limit, and churn: the guest does not hang, nothing is left.
+    load.cpus names CPU 7, which the guest (1 CPU) lacks: the host lets a list with one CPU
+    online through, and the init leaves CPU 7 out with a warning."""
     PARAMS = ("initbench.phases=fork,cpu,none", "initbench.duration=1.5", "initbench.workers=8",
-              "initbench.limit.tasks=10", "initbench.churn=0.3", "initbench.load.cpus=0",
+              "initbench.limit.tasks=10", "initbench.churn=0.3", "initbench.load.cpus=0,7",
               "initbench.load.nice=5")
 
     def test_complete(self):
@@ -154,6 +156,8 @@ class LoadLimits(BootTest):
         self.assertGreaterEqual(cpu["tasks"]["created"], 16)
 
     def test_placement(self):
+        warnings = {w["what"]: w["reason"] for w in self.r.records("warning")}
+        self.assertEqual(warnings.get("load.cpus"), "not online, left out: CPU 7", warnings)
         for p in load_phases(self.r):
             with self.subTest(phase=p["phase"]):
                 self.assertEqual(p["load"]["cpus"], [0])
