@@ -8,10 +8,13 @@
 #include "host/image/image_settings.h"
 #include "host/image/pack_programs.h"
 #include "host/image/settings_check.h"
+#include "sys/sys.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -25,19 +28,18 @@ namespace initbench {
 namespace fs = std::filesystem;
 namespace {
 
-// Appends the file at `path` to `out` (the whole of it, or throws).
+// Appends the file at `path` to `out` (the whole of it, or throws naming the file and errno).
 void append_file(std::ostream& out, const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (in && fs::file_size(path) == 0)
-        return; // inserting an empty streambuf would set failbit
-    if (!in || !(out << in.rdbuf()))
-        throw std::runtime_error("cannot read " + path);
+    const auto text = read_whole_file(path);
+    if (!text)
+        throw std::runtime_error(text.error().message());
+    out << text.value();
 }
 
 unsigned file_mode(const fs::path& p) {
     struct stat st {};
     if (::stat(p.c_str(), &st) != 0)
-        throw std::runtime_error("cannot stat " + p.string());
+        throw std::runtime_error("cannot stat " + p.string() + ": " + std::strerror(errno));
     return (st.st_mode & 0111) ? 0755 : 0644;
 }
 
