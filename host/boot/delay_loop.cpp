@@ -118,7 +118,7 @@ DelayLoop tcg_delay_loop(const BootSpec& spec, const std::string& kernel_config)
         return without("no .config beside the kernel to read its HZ from (--kernel-config FILE gives one)");
     const auto text = read_whole_file(config);
     if (!text)
-        return without(text.error().message()); // names the file and errno
+        return without("cannot read the kernel config: " + text.error().message()); // the file and errno
     const auto hz = config_hz(text.value());
     if (!hz)
         return without(config + " sets no CONFIG_HZ");
