@@ -25,8 +25,10 @@ nlohmann::json KmsgEvent::to_json() const {
 
 KmsgWatcher::KmsgWatcher() {
     auto fd = open_fd("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-    if (!fd)
+    if (!fd) {
+        open_error_ = fd.error().message();
         return;
+    }
     kmsg_ = std::move(fd.value());
     ::lseek(kmsg_.get(), 0, SEEK_END); // boot messages are not the run's
     stop_ = Fd(::eventfd(0, EFD_CLOEXEC));

@@ -32,6 +32,7 @@ public:
     KmsgWatcher(const KmsgWatcher&) = delete;
     KmsgWatcher& operator=(const KmsgWatcher&) = delete;
     bool active() const { return kmsg_.valid(); }
+    const std::string& open_error() const { return open_error_; } // why not active: "open /dev/kmsg: ..."
     std::vector<KmsgEvent> drain();
 
 private:
@@ -39,6 +40,7 @@ private:
     void take(std::string_view raw);
 
     Fd kmsg_;
+    std::string open_error_;
     Fd stop_;
     std::mutex mu_;
     std::vector<KmsgEvent> events_;

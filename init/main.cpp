@@ -144,7 +144,7 @@ void run_init(Run& run) {
     });
     KmsgWatcher kmsg;
     if (!kmsg.active())
-        run.console.warning("kmsg", "cannot read /dev/kmsg: kernel warnings will not be reported");
+        run.console.warning("kmsg", kmsg.open_error() + ": kernel warnings will not be reported");
     run.mark("watchdog_kmsg");
     if (!run_experiment(cfg.config, run.console, kmsg, run.times))
         run.status = "error";
