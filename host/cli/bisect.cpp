@@ -192,10 +192,10 @@ int run_step(BisectCli& cli, const char* argv0) {
     if (!cli.params_file.empty()) {
         auto words = read_params(cli.params_file);
         if (!words) {
-            bisect_say("skip: cannot read the parameters file " + cli.params_file);
+            bisect_say("skip: cannot read the parameters file: " + words.error().message());
             return kBisectSkip;
         }
-        params = *words;
+        params = std::move(words.value());
     }
     params.insert(params.end(), cli.params.begin(), cli.params.end());
     auto run = plan_boot(cli.boot, params, argv0);

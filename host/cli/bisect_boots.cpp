@@ -143,8 +143,8 @@ Result<std::optional<RunOptions>> plan_baseline_boot(const BisectCli& cli, const
     if (!cli.baseline_params_file.empty()) {
         auto words = read_params(cli.baseline_params_file);
         if (!words)
-            return Error{"cannot read the baseline's parameters file " + cli.baseline_params_file};
-        base_params = *words;
+            return Error{"cannot read the baseline's parameters file: " + words.error().message()};
+        base_params = std::move(words.value());
     }
     auto run = plan_boot(cli.boot, base_params, argv0);
     if (!run)

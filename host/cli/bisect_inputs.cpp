@@ -1,8 +1,8 @@
 #include "host/cli/bisect_inputs.h"
 
 #include "common/text.h"
+#include "sys/sys.h"
 
-#include <fstream>
 #include <sstream>
 
 namespace initbench {
@@ -15,10 +15,11 @@ std::optional<std::pair<double, int>> signed_amount(const std::string& text, boo
     return std::pair{a->value, sign};
 }
 
-std::optional<std::vector<std::string>> read_params(const std::string& path) {
-    std::ifstream in(path);
-    if (!in)
-        return std::nullopt;
+Result<std::vector<std::string>> read_params(const std::string& path) {
+    const auto text = read_whole_file(path);
+    if (!text)
+        return text.error();
+    std::istringstream in(text.value());
     std::vector<std::string> words;
     std::string line, word;
     while (std::getline(in, line)) {

@@ -15,8 +15,9 @@ namespace initbench {
 // "-15%", "+10", "15%": the percentage and its sign (0 when none was written).
 std::optional<std::pair<double, int>> signed_amount(const std::string& text, bool percent);
 
-// Kernel parameters from a file: words separated by white space, '#' to the end of a line.
-std::optional<std::vector<std::string>> read_params(const std::string& path);
+// Kernel parameters from a file: words separated by white space, '#' to the end of a line;
+// or why the file cannot be read (its path and errno).
+Result<std::vector<std::string>> read_params(const std::string& path);
 
 Result<std::vector<RunFile>> load_baseline(const std::vector<std::string>& paths);
 

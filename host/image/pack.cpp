@@ -228,7 +228,7 @@ void pack_image(const std::string& base, const std::vector<PayloadAdd>& adds,
             append_file(o, base);
             append_file(o, payload);
             if (!o.flush())
-                throw std::runtime_error("cannot write " + whole);
+                throw std::runtime_error("cannot write " + whole + ": " + std::strerror(errno));
         }
         fs::remove(payload);
         fs::rename(whole, out);

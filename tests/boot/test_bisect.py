@@ -319,6 +319,14 @@ class BisectStepExitCodes(unittest.TestCase):
         self.assertTrue(Path(f"{marker}; false").exists(), "one argument, one file name")
         self.assertFalse(marker.exists())
 
+    def test_unreadable_params_file_is_a_skip_that_says_why(self):
+        # Built (a real kernel in place), then the parameters file is missing: open's errno.
+        p = self.step("--metric", "x", "--threshold", "<10", "--params-file", "missing.params",
+                      "--", "cp", bootlib.kernel(), "bzImage")
+        self.assertEqual(p.returncode, 125, p.stdout + p.stderr)
+        self.assertIn("skip: cannot read the parameters file: open missing.params: No such file or directory",
+                      p.stdout)
+
     def test_own_errors_abort(self):
         self.assertEqual(initbench("bisect-step").returncode, 128)
         self.assertEqual(self.step("--metric", "x", "--bogus").returncode, 128)
