@@ -2,6 +2,10 @@
 # How often initbench's verdicts are wrong, measured: `initbench ab` run TRIALS times on
 #   - A/A: one kernel against itself (the same parameters on both sides): every DIFFERENT is
 #     a false alarm. Goal <= 5 % (aim <= 2 %);
+#   - near-null, under icount: trial i adds fork.spin_us=i (0.02 % an us, far below
+#     --min-effect). An A/A trial under icount boots the same instructions twice, so it cannot
+#     show the timing part of each round's rate that any change deals again; this row can.
+#     Every DIFFERENT is a false alarm;
 #   - power: the same kernel with the fork load slowed by a known share, EFFECTS percent
 #     (fork.spin_us, each operation's spin worked out from one calibration boot of the
 #     clock): every DIFFERENT in the worse direction is a detection, with the boots a side it
@@ -13,7 +17,8 @@
 # not a test: hundreds of boots (an icount trial is 4 boots).
 #
 #   scripts/bench-verdicts.sh [TRIALS] [MAX_BOOTS] [EFFECTS]   default: 100, 6, "2 5 10" ("": none)
-#   KERNEL=... CLOCKS="icount wall" JOBS=(ab's default) MIN_EFFECT=1 SPIN_US=(calibrated) AA=no (power rows only) INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-verdicts.sh
+#   KERNEL=... CLOCKS="icount wall" JOBS=(ab's default) MIN_EFFECT=1 SPIN_US=(calibrated) AA=no (power rows only)
+#   NEAR_NULL="icount" (the clocks that get the near-null row; "" for none) INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-verdicts.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,11 +55,12 @@ PY
 }
 
 # Runs TRIALS trials and prints the table row: how many of each verdict, the mean boots a side.
+# In SECOND_SIDE_PARAMS, {i} stands for the trial's number.
 row() { # NAME CLOCK SECOND_SIDE_PARAMS
   local name=$1 clock=$2 params=$3 line
   : > "$tmp/rows"
   for ((i = 1; i <= trials; i++)); do
-    line=$(trial "$clock" "$params")
+    line=$(trial "$clock" "${params//\{i\}/$i}")
     echo "$line" >> "$tmp/rows"
     echo "  $name $clock trial $i/$trials: $line" >&2
   done
@@ -87,9 +93,9 @@ PY
 # The spin in us that slows the fork rate by PCT percent on CLOCK, measured: a first guess
 # from the operation's period, then corrected from the rate each spin gave until it is within
 # a tenth of the target (at most four corrections). The guess alone is not enough under
-# icount: the first round of a boot absorbs about 100 us of spin an operation
-# (fork.spin_us=116 moved it by 0.00 %, round 1 by -1.75 %), so a spin meant for -2 % gave
-# -1 %. The table's last column is the change the trials measured.
+# icount: any change deals each round's timing part again (fork.spin_us=116 moved round 0 by
+# 0.00 % and round 1 by -2.3 %; docs/compare.md), so a spin meant for -2 % gave -1 %. The
+# table's last column is the change the trials measured.
 spin_for() { # CLOCK PCT
   local base spin rate next i
   # SPIN_US=N: that spin, uncalibrated (single wall-clock boots under TCG are too noisy to
@@ -120,6 +126,7 @@ print($spin if abs(got - want) <= 0.1 * want else max(1, round($spin * want / ma
   echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
   for clock in $clocks; do
     [[ ${AA:-yes} == no ]] || row "A/A" "$clock" ""
+    [[ " ${NEAR_NULL-icount} " != *" $clock "* ]] || row "near-null (fork.spin_us=trial number)" "$clock" "initbench.fork.spin_us={i}"
     for pct in $effects; do
       spin=$(spin_for "$clock" "$pct")
       row "power: -$pct % (fork.spin_us=$spin)" "$clock" "initbench.fork.spin_us=$spin"
