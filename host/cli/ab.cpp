@@ -399,15 +399,10 @@ int run_ab(AbCli cli) {
         return kAbRefused;
     }
     const std::vector<unsigned> allowed = allowed_host_cpus();
-    // TCG runs a thread per guest CPU: one boot per host core per vCPU. On the wall clock one
-    // at a time: boots at once on CPUs of different speeds can give one side the slower
-    // CPU more often (a greedy schedule does, when the faster CPU's boots end first).
-    if (cli.jobs == 0)
-        cli.jobs = cli.boot.clock == "icount" ? std::max<unsigned>(1, unsigned(allowed.size()) / cpus) : 1;
-    else if (cli.jobs > 1 && cli.boot.clock != "icount")
-        std::cerr << "initbench ab: warning: -j " << cli.jobs
-                  << " on the wall clock: host CPUs can differ in speed, and boots at once can "
-                     "give one side the slower CPUs more often; -j 1 runs every boot on the same CPUs\n";
+    const BootsAtOnce at_once = boots_at_once(cli.jobs, cli.boot.clock, allowed.size(), cpus);
+    cli.jobs = at_once.jobs;
+    if (!at_once.warning.empty())
+        std::cerr << "initbench ab: warning: " << at_once.warning << "\n";
     auto slots = host_cpu_slots(cli.jobs, cpus, allowed);
     if (auto s = claim_directory(cli.out_dir, plan_document(cli, sides.value())); !s) {
         std::cerr << "initbench ab: " << s.error().message() << "\n";

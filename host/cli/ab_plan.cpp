@@ -129,6 +129,17 @@ Status claim_directory(const fs::path& dir, const json& plan) {
     return ok();
 }
 
+BootsAtOnce boots_at_once(unsigned asked, const std::string& clock, size_t host_cpus, unsigned guest_cpus) {
+    const bool icount = clock == "icount";
+    if (asked == 0)
+        return {icount ? std::max<unsigned>(1, unsigned(host_cpus / std::max(1u, guest_cpus))) : 1, ""};
+    if (asked > 1 && !icount)
+        return {asked, "-j " + std::to_string(asked) +
+                           " on the wall clock: host CPUs can differ in speed, and boots at once can "
+                           "give one side the slower CPUs more often; -j 1 runs every boot on the same CPUs"};
+    return {asked, ""};
+}
+
 std::vector<std::vector<unsigned>> host_cpu_slots(unsigned jobs, unsigned guest_cpus,
                                                   const std::vector<unsigned>& allowed) {
     std::vector<std::vector<unsigned>> slots(jobs);

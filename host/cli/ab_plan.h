@@ -38,6 +38,17 @@ std::string experiment_difference(const std::vector<SidePlan>& sides);
 // they are booted and judged. The budget, --jobs and --timeout may change.
 nlohmann::json plan_document(const AbCli& cli, const std::vector<SidePlan>& sides);
 
+// How many boots run at once: `asked` (-j), or when 0, one per guest_cpus of the host's CPUs
+// under icount (TCG's thread per vCPU; the figures do not depend on the host) and one on any
+// other clock: boots at once on CPUs of different speeds can give one side the slower CPUs
+// more often (a greedy schedule does, when the faster CPU's boots end first). `warning` says
+// so when -j asks for more than one on such a clock.
+struct BootsAtOnce {
+    unsigned jobs = 1;
+    std::string warning;
+};
+BootsAtOnce boots_at_once(unsigned asked, const std::string& clock, size_t host_cpus, unsigned guest_cpus);
+
 // The host CPUs each of `jobs` boots at once runs on: guest_cpus of them a boot, from the end
 // of `allowed` (CPU 0 takes most of the host's own work), or no pinning at all (empty sets)
 // when they do not fit. Host CPUs can differ in speed for a whole run (on a cloud machine one

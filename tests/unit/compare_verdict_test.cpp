@@ -182,6 +182,21 @@ TEST(Sequential, BootsAtOnceArePinnedToCpusOfTheirOwn) {
     EXPECT_EQ(host_cpu_slots(2, 2, {0, 1, 2}), (Slots{{}, {}})) << "4 CPUs do not fit in 3";
 }
 
+// -j's default: a boot per host CPU (per guest CPU) under icount, one on the wall clock; more
+// than one asked for on the wall clock is done, with a warning that says why it is unwise.
+TEST(Sequential, BootsAtOnceByClock) {
+    EXPECT_EQ(boots_at_once(0, "icount", 2, 1).jobs, 2u);
+    EXPECT_EQ(boots_at_once(0, "icount", 8, 2).jobs, 4u);
+    EXPECT_EQ(boots_at_once(0, "icount", 1, 2).jobs, 1u) << "at least one";
+    EXPECT_EQ(boots_at_once(0, "wall", 8, 1).jobs, 1u) << "the wall clock boots one at a time";
+    EXPECT_EQ(boots_at_once(0, "wall", 8, 1).warning, "");
+    const BootsAtOnce two = boots_at_once(2, "wall", 8, 1);
+    EXPECT_EQ(two.jobs, 2u) << "asked for, done";
+    EXPECT_NE(two.warning.find("-j 2 on the wall clock: host CPUs can differ in speed"), std::string::npos);
+    EXPECT_EQ(boots_at_once(2, "icount", 8, 1).warning, "") << "icount's figures do not depend on the host CPU";
+    EXPECT_EQ(boots_at_once(1, "wall", 8, 1).warning, "");
+}
+
 TEST(Sequential, ChosenMetricsAndWhenTheyAreDecided) {
     Report r = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(140), "b", "bb"));
     LookVerdicts phase = chosen_verdicts(r, {});
