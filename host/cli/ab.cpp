@@ -34,6 +34,29 @@ size_t interleaved_side(size_t i, size_t sides) {
     return block % 2 == 0 ? pos : sides - 1 - pos;
 }
 
+size_t slot_of_boot(size_t side, size_t index, size_t jobs) { return (index - 1 + side) % std::max<size_t>(jobs, 1); }
+
+SlotSchedule::SlotSchedule(size_t positions, size_t jobs, std::vector<size_t> slot_of_position)
+    : jobs_(std::max<size_t>(jobs, 1)), slot_(std::move(slot_of_position)), started_(positions), finished_(positions) {}
+
+void SlotSchedule::kept(size_t position) { started_.at(position) = finished_.at(position) = true; }
+
+void SlotSchedule::finished(size_t position) { finished_.at(position) = true; }
+
+std::optional<size_t> SlotSchedule::take(size_t slot) {
+    const bool fixed = !slot_.empty();
+    const size_t unfinished = size_t(std::find(finished_.begin(), finished_.end(), false) - finished_.begin());
+    for (size_t p = 0; p < started_.size(); p++) {
+        if (started_[p] || (fixed && slot_.at(p) != slot))
+            continue;
+        if (fixed && p >= unfinished + 2 * jobs_)
+            return std::nullopt; // its turn comes when the slower slots catch up
+        started_[p] = true;
+        return p;
+    }
+    return std::nullopt;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -46,7 +69,8 @@ side; --label names them (default A, B, ...). Parameters after -- go to every si
 
 The boots are interleaved (A B B A ...) and run --jobs at a time, each pinned to host CPUs
 of its own (on the wall clock one at a time, all on the same CPUs: host CPUs can differ in
-speed). After every boot a side from --min-boots on, each chosen metric (--metric; default
+speed; with -j N there, each side's boots go round the N slots alike and the looks wait for
+multiples of N boots a side). After every boot a side from --min-boots on, each chosen metric (--metric; default
 every phase metric) is judged as compare judges it (--method auto: Welch's t-test under
 icount, the permutation test on the wall clock), one sample per boot, at the level alpha
 spending allows at that look.
@@ -79,42 +103,57 @@ Boot boot_at(const fs::path& dir, const std::vector<SidePlan>& sides, size_t sid
 
 class Ab {
 public:
-    Ab(AbCli cli, std::vector<SidePlan> sides, std::vector<std::vector<unsigned>> slots)
-        : cli_(std::move(cli)), sides_(std::move(sides)), slots_(std::move(slots)) {
+    // fixed_slots: each boot on the slot slot_of_boot gives it, looks every `jobs` boots a
+    // side (boots at once on the wall clock).
+    Ab(AbCli cli, std::vector<SidePlan> sides, std::vector<std::vector<unsigned>> slots, bool fixed_slots)
+        : cli_(std::move(cli)), sides_(std::move(sides)), slots_(std::move(slots)), fixed_slots_(fixed_slots) {
+        plan_.step = fixed_slots_ ? slots_.size() : 1; // slot_of_boot balances each multiple
         plan_.max_boots = cli_.max_boots;
         plan_.alpha = 1 - cli_.confidence;
         method_ = method_for_clock(
             value_named(compare_render::kMethodNames, cli_.method).value_or(Method::auto_), cli_.boot.clock);
-        plan_.min_boots = cli_.min_boots != 0 ? cli_.min_boots
-                          : method_ == Method::permutation
-                              ? permutation_min_boots(plan_.alpha, plan_.max_boots, plan_.rho)
-                              : 2;
+        plan_.min_boots =
+            cli_.min_boots != 0 ? (cli_.min_boots + plan_.step - 1) / plan_.step * plan_.step
+            : method_ == Method::permutation ? permutation_min_boots(plan_.alpha, plan_.max_boots, plan_.rho, plan_.step)
+                                             : std::max<size_t>(2, plan_.step);
+        if (plan_.looks())
+            plan_.max_boots = plan_.last_look_boots(); // no boot past the last look
         done_.resize(sides_.size());
     }
 
     int run(BootBackend& backend) {
         if (int rc = resume(); rc >= 0)
             return rc;
-        size_t next = 0; // position in the interleaved order
-        std::vector<size_t> scheduled(sides_.size(), 0);
-        std::map<size_t, Boot> running;
-        std::map<size_t, size_t> slot_of; // a running boot's slot (slots_)
+        const std::vector<Boot> order = boot_order();
+        std::vector<size_t> slot_of_position;
+        for (const Boot& b : order)
+            if (fixed_slots_)
+                slot_of_position.push_back(slot_of_boot(b.side, b.index, slots_.size()));
+        SlotSchedule schedule(order.size(), slots_.size(), std::move(slot_of_position));
+        for (size_t p = 0; p < order.size(); p++)
+            if (order[p].index <= done_[order[p].side].size())
+                schedule.kept(p); // kept from an earlier run of this directory
+        struct Running {
+            size_t position, slot;
+        };
+        std::map<size_t, Running> running; // by the backend's id
         std::vector<bool> busy(slots_.size(), false);
         for (;;) {
-            while (!stop_ && !backend.interrupted() && running.size() < cli_.jobs) {
-                auto b = next_boot(next, scheduled);
-                if (!b)
-                    break;
-                const size_t slot = size_t(std::find(busy.begin(), busy.end(), false) - busy.begin());
-                auto id = backend.start(request(*b, slots_.at(slot)));
+            for (size_t slot = 0; slot < slots_.size() && !stop_ && !backend.interrupted(); slot++) {
+                if (busy[slot])
+                    continue;
+                const auto p = schedule.take(slot);
+                if (!p)
+                    continue;
+                const Boot& b = order[*p];
+                auto id = backend.start(request(b, slots_[slot]));
                 if (!id) {
                     say("cannot start a boot: " + id.error().message());
                     stop_ = true, exit_ = kAbFailed;
                     break;
                 }
-                say("boot " + b->out.filename().string() + " started");
-                running[id.value()] = *b;
-                slot_of[id.value()] = slot;
+                say("boot " + b.out.filename().string() + " started");
+                running[id.value()] = {*p, slot};
                 busy[slot] = true;
             }
             if (running.empty())
@@ -122,10 +161,11 @@ public:
             auto ended = backend.wait_any();
             if (!ended)
                 continue; // interrupted: the loop stops starting boots and waits for the rest
-            Boot b = running.at(ended->id);
+            const Running r = running.at(ended->id);
             running.erase(ended->id);
-            busy[slot_of.at(ended->id)] = false;
-            finished(b, *ended, backend.interrupted());
+            busy[r.slot] = false;
+            schedule.finished(r.position);
+            finished(order[r.position], *ended, backend.interrupted());
         }
         if (backend.interrupted()) {
             say("interrupted: " + std::to_string(boots_a_side()) +
@@ -150,18 +190,16 @@ private:
         return r;
     }
 
-    // The next boot in A B B A order that is neither done nor beyond the budget.
-    std::optional<Boot> next_boot(size_t& next, std::vector<size_t>& scheduled) {
+    // Every boot of the budget in A B B A order.
+    std::vector<Boot> boot_order() const {
         const size_t k = sides_.size();
-        for (; next < k * cli_.max_boots; next++) {
-            const size_t side = interleaved_side(next, k);
-            const size_t index = ++scheduled[side];
-            if (index <= done_[side].size())
-                continue; // kept from an earlier run of this directory
-            next++;
-            return boot_at(cli_.out_dir, sides_, side, index);
+        std::vector<size_t> index(k, 0);
+        std::vector<Boot> order;
+        for (size_t p = 0; p < k * plan_.max_boots; p++) {
+            const size_t side = interleaved_side(p, k);
+            order.push_back(boot_at(cli_.out_dir, sides_, side, ++index[side]));
         }
-        return std::nullopt;
+        return order;
     }
 
     size_t boots_a_side() const {
@@ -296,6 +334,8 @@ private:
                 {"look", last_look_.number},
                 {"looks", plan_.looks()},
                 {"min_boots", plan_.min_boots},
+                {"look_every", plan_.step},
+                {"slots", fixed_slots_ ? "fixed" : "greedy"},
                 {"method", compare_render::method_name(method_)},
                 {"alpha", plan_.alpha},
                 {"look_alpha", last_look_.alpha},
@@ -350,6 +390,7 @@ private:
     std::vector<SidePlan> sides_;
     std::vector<std::vector<unsigned>> slots_; // host CPUs per boot at once (host_cpu_slots)
     SequentialPlan plan_;
+    bool fixed_slots_ = false;
     Method method_ = Method::auto_; // resolved for the clock
     std::vector<BootsInOrder> done_; // per side
     Look last_look_;
@@ -409,7 +450,8 @@ int run_ab(AbCli cli) {
         return kAbUsage;
     }
     auto backend = local_boot_backend(self_exe());
-    Ab ab(std::move(cli), std::move(sides.value()), std::move(slots));
+    const bool fixed_slots = cli.jobs > 1 && cli.boot.clock != "icount";
+    Ab ab(std::move(cli), std::move(sides.value()), std::move(slots), fixed_slots);
     return ab.run(*backend);
 }
 
@@ -434,7 +476,7 @@ void add_ab_command(CLI::App& app) {
     cmd->add_option("--max-boots", cli->max_boots, "Boots a side at most (the budget)")
         ->check(CLI::Range(2, 1000))->capture_default_str();
     cmd->add_option("-j,--jobs", cli->jobs, "Boots at once, each on host CPUs of its own (default: under --clock icount host "
-                    "cores / guest CPUs; on the wall clock 1)")->check(CLI::Range(1, 256));
+                    "cores / guest CPUs; on the wall clock 1, and more there are balanced over the sides)")->check(CLI::Range(1, 256));
     cmd->add_option("--method", cli->method,
                     "auto: welch under --clock icount, permutation on the wall clock; or welch, "
                     "permutation, lkp")

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,31 @@ enum AbExit : int {
 // Where boot i of k sides falls: A B B A A B B A ... for two sides, and the same mirrored
 // blocks for more, so that a drifting host falls on every side alike.
 size_t interleaved_side(size_t i, size_t sides);
+
+// Boots at once on host CPUs that differ in speed: each boot runs on a slot (host CPUs) fixed
+// in advance, side s's i-th boot (from 1) on slot (i - 1 + s) % jobs, so that every side's
+// boots go round every slot alike and, at each multiple of `jobs` boots a side, each side has
+// as many boots on each slot. ab then looks at those multiples only.
+size_t slot_of_boot(size_t side, size_t index, size_t jobs);
+
+// Which position of the interleaved order each of `jobs` slots starts next. Greedy (no slots
+// given): any free slot takes the first position not started. Fixed (a slot per position): a
+// slot takes only its own positions, in order, and none more than two rounds of slots past the
+// first one unfinished, so that a fast slot does not boot far beyond the next look.
+class SlotSchedule {
+public:
+    SlotSchedule(size_t positions, size_t jobs, std::vector<size_t> slot_of_position = {});
+    // A position whose boot is kept from an earlier run: it counts as started and finished.
+    void kept(size_t position);
+    // The position `slot` starts now (marked started), or none: none left, or not its turn yet.
+    std::optional<size_t> take(size_t slot);
+    void finished(size_t position);
+
+private:
+    size_t jobs_;
+    std::vector<size_t> slot_; // per position; empty: greedy
+    std::vector<bool> started_, finished_;
+};
 
 // One side's finished boots in index order. Boots run several at once and may end out of
 // order (boot 2 before boot 1); a look uses boots 1..n, so a boot that ends early waits here

@@ -135,8 +135,9 @@ BootsAtOnce boots_at_once(unsigned asked, const std::string& clock, size_t host_
         return {icount ? std::max<unsigned>(1, unsigned(host_cpus / std::max(1u, guest_cpus))) : 1, ""};
     if (asked > 1 && !icount)
         return {asked, "-j " + std::to_string(asked) +
-                           " on the wall clock: host CPUs can differ in speed, and boots at once can "
-                           "give one side the slower CPUs more often; -j 1 runs every boot on the same CPUs"};
+                           " on the wall clock: host CPUs can differ in speed, so each side's boots are spread "
+                           "over the boots at once alike and looks wait for whole rounds; boots at once also slow "
+                           "each other (memory, caches): -j 1 runs every boot alone on the same CPUs"};
     return {asked, ""};
 }
 

@@ -40,9 +40,9 @@ nlohmann::json plan_document(const AbCli& cli, const std::vector<SidePlan>& side
 
 // How many boots run at once: `asked` (-j), or when 0, one per guest_cpus of the host's CPUs
 // under icount (TCG's thread per vCPU; the figures do not depend on the host) and one on any
-// other clock: boots at once on CPUs of different speeds can give one side the slower CPUs
-// more often (a greedy schedule does, when the faster CPU's boots end first). `warning` says
-// so when -j asks for more than one on such a clock.
+// other clock: boots at once on CPUs of different speeds would give one side the slower CPUs
+// more often under a greedy schedule (the faster CPU's boots end first), and they slow each
+// other. Asked for there, ab balances them (SlotSchedule's fixed slots); `warning` says so.
 struct BootsAtOnce {
     unsigned jobs = 1;
     std::string warning;

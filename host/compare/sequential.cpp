@@ -6,21 +6,24 @@ namespace initbench {
 
 Look look_at(const SequentialPlan& plan, size_t boots_a_side) {
     Look look;
-    look.boots = std::min(boots_a_side, plan.max_boots);
+    look.boots = std::min(boots_a_side, plan.last_look_boots());
     if (look.boots < plan.min_boots || plan.looks() == 0)
         return look;
-    look.number = look.boots - plan.min_boots + 1;
+    look.number = (look.boots - plan.min_boots) / plan.step + 1;
+    look.boots = plan.min_boots + (look.number - 1) * plan.step; // between looks: the last one
     look.alpha = stats::look_alpha(plan.alpha, look.number, plan.looks(), plan.rho);
     return look;
 }
 
-size_t permutation_min_boots(double alpha, size_t max_boots, double rho) {
-    for (size_t n = 2; n < max_boots; n++) {
-        const SequentialPlan plan{n, max_boots, alpha, rho};
+size_t permutation_min_boots(double alpha, size_t max_boots, double rho, size_t step) {
+    step = std::max<size_t>(step, 1);
+    const size_t first = std::max<size_t>(step, (2 + step - 1) / step * step);
+    for (size_t n = first; n < max_boots; n += step) {
+        const SequentialPlan plan{n, max_boots, alpha, rho, step};
         if (stats::permutation_min_p(n, n) < stats::look_alpha(alpha, 1, plan.looks(), rho))
             return n;
     }
-    return std::max<size_t>(max_boots, 2);
+    return std::max<size_t>(max_boots / step * step, first);
 }
 
 bool LookVerdicts::decided() const {

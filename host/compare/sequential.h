@@ -11,12 +11,15 @@
 
 namespace initbench {
 
-// Looks are taken at min_boots, min_boots + 1, ..., max_boots boots a side.
+// Looks are taken at min_boots, min_boots + step, ... boots a side, up to max_boots (step 1
+// but where boots at once must be balanced over host CPUs: ab's slot_of_boot).
 struct SequentialPlan {
     size_t min_boots = 2, max_boots = 10;
     double alpha = 0.05; // 1 - --confidence: the error rate promised over all looks
     double rho = 1;      // alpha spending's power family (stats::spent_alpha)
-    size_t looks() const { return max_boots >= min_boots ? max_boots - min_boots + 1 : 0; }
+    size_t step = 1;
+    size_t looks() const { return max_boots >= min_boots ? (max_boots - min_boots) / step + 1 : 0; }
+    size_t last_look_boots() const { return min_boots + (looks() ? looks() - 1 : 0) * step; }
 };
 
 struct Look {
@@ -26,11 +29,11 @@ struct Look {
 };
 Look look_at(const SequentialPlan& plan, size_t boots_a_side);
 
-// The fewest boots a side for the first look of a plan tested by the permutation test: the
-// first n whose look, with looks from n to max_boots, has a level above the test's smallest p
+// The fewest boots a side (a multiple of step) for the first look of a plan tested by the
+// permutation test: the first n whose look, with looks from n to max_boots, has a level above the test's smallest p
 // at n a side (stats::permutation_min_p). Looks before it would spend alpha on tests that
 // cannot find a change: 5 for alpha 0.05 up to 10 boots a side (2 a side give p >= 1/3).
-size_t permutation_min_boots(double alpha, size_t max_boots, double rho = 1);
+size_t permutation_min_boots(double alpha, size_t max_boots, double rho = 1, size_t step = 1);
 
 // The verdicts of the chosen metrics at one look: every (metric, later side) pair.
 struct ChosenVerdict {

@@ -6,6 +6,7 @@ The slowdown is real and kernel-side (`slub_debug=FZPU`, -75 % forks/s under ico
 layout fixed (`nokaslr norandmaps`) boots of one kernel repeat, so two boots a side decide."""
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -21,9 +22,9 @@ COMMON = ("--", "nokaslr", "norandmaps", "initbench.phases=fork", "initbench.dur
           "initbench.rounds=2")
 
 
-def ab(out, *args, boots):
-    """`initbench ab` with --max-boots 2 and one boot at a time: `boots` is how many it may
-    start, each charged to the class's budget."""
+def ab(out, *args, boots, clock="icount", jobs=1):
+    """`initbench ab` with --max-boots 2 and one boot at a time (or `jobs`): `boots` is how many
+    it may start, each charged to the class's budget."""
     limit = 0
     waits = 0.0
     for _ in range(boots):
@@ -31,12 +32,12 @@ def ab(out, *args, boots):
         waits += limits.boot_wait(limit)
     return subprocess.run(
         [bootlib.INITBENCH, "ab", "-o", str(out), "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE,
-         "--clock", "icount", "-j", "1", "--max-boots", "2", "--timeout", f"{limit or limits.BOOT_S:g}",
+         "--clock", clock, "-j", str(jobs), "--max-boots", "2", "--timeout", f"{limit or limits.BOOT_S:g}",
          *args, *COMMON], capture_output=True, text=True, timeout=waits or limits.HOST_S)
 
 
 class AbInterleaved(unittest.TestCase):
-    ctest_boots = 9
+    ctest_boots = 13
 
     @classmethod
     def setUpClass(cls):
@@ -60,6 +61,9 @@ class AbInterleaved(unittest.TestCase):
                         "initbench.task_storage_churn.on=ib_no_such_function", boots=2)
         cls.typo = ab(cls.dir / "typo", "--params", "", "--params", "initbench.duraton=1", boots=0)
         cls.interrupted = cls.ctrl_c(cls.dir / "int")
+        # Two boots at once on the wall clock: each side's boots go round both host CPUs.
+        cls.wall = ab(cls.dir / "wall", "--params", "", "--params", "", "--metric", "fork/ops_per_s",
+                      boots=4, clock="wall", jobs=2)
 
     @classmethod
     def ctrl_c(cls, out):
@@ -111,6 +115,23 @@ class AbInterleaved(unittest.TestCase):
         for name in runs:
             doc = json.loads((self.dir / "slub/runs" / name).read_text())
             self.assertEqual(doc["host"]["host_cpus"], [last], name)
+
+    def test_boots_at_once_on_the_wall_clock_go_round_the_cpus(self):
+        p = self.wall
+        self.assertIn(p.returncode, (0, 4), p.stdout + p.stderr)
+        self.assertIn("-j 2 on the wall clock: host CPUs can differ in speed, so each side's boots are spread",
+                      p.stderr)
+        cpus = sorted(os.sched_getaffinity(0))
+        self.assertGreaterEqual(len(cpus), 2, "this test needs two host CPUs")
+        last, other = [cpus[-1]], [cpus[-2]]
+        placed = {name: json.loads((self.dir / "wall/runs" / name).read_text())["host"]["host_cpus"]
+                  for name in ("A-001.json", "B-001.json", "B-002.json", "A-002.json")}
+        self.assertEqual(placed, {"A-001.json": last, "B-001.json": other, "B-002.json": last, "A-002.json": other},
+                         "each side once on each CPU")
+        self.assertEqual(len(re.findall(r"^ab: look ", p.stdout, re.M)), 1, "one look, at 2 boots a side")
+        section = json.loads((self.dir / "wall/comparison.json").read_text())["ab"]
+        self.assertEqual((section["slots"], section["look_every"], section["boots_a_side"], section["method"]),
+                         ("fixed", 2, 2, "permutation"))
 
     def test_a_rerun_resumes_and_boots_nothing_more(self):
         p = subprocess.run([bootlib.INITBENCH, "ab", "-o", str(self.dir / "slub"), "--kernel", bootlib.kernel(),

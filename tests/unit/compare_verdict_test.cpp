@@ -182,6 +182,68 @@ TEST(Sequential, BootsAtOnceArePinnedToCpusOfTheirOwn) {
     EXPECT_EQ(host_cpu_slots(2, 2, {0, 1, 2}), (Slots{{}, {}})) << "4 CPUs do not fit in 3";
 }
 
+// Boots at once on the wall clock: each side's boots go round the slots, so that at every
+// multiple of `jobs` boots a side each side has as many on each slot, and the boots next to
+// each other in the A B B A order can run at once.
+TEST(Sequential, FixedSlotsSpreadEachSideOverEveryCpuAlike) {
+    for (size_t sides = 2; sides <= 3; sides++)
+        for (size_t jobs = 1; jobs <= 4; jobs++) {
+            std::vector<std::vector<size_t>> on(sides, std::vector<size_t>(jobs, 0));
+            std::vector<size_t> boots(sides, 0);
+            for (size_t p = 0; p < sides * jobs * 5; p++) {
+                const size_t side = interleaved_side(p, sides);
+                on[side][slot_of_boot(side, ++boots[side], jobs)]++;
+                if ((p + 1) % (sides * jobs) == 0) // every side has a multiple of jobs
+                    for (size_t s = 0; s < sides; s++)
+                        for (size_t j = 0; j < jobs; j++)
+                            EXPECT_EQ(on[s][j] * jobs, boots[s]) << sides << " sides, " << jobs << " jobs, side " << s;
+            }
+        }
+    // Two sides, two slots: A B B A A B B A runs on slots 0 1 0 1 0 1 0 1.
+    std::string slots;
+    std::vector<size_t> index(2, 0);
+    for (size_t p = 0; p < 8; p++) {
+        const size_t side = interleaved_side(p, 2);
+        slots += char('0' + slot_of_boot(side, ++index[side], 2));
+    }
+    EXPECT_EQ(slots, "01010101");
+}
+
+TEST(Sequential, FixedSlotsTakeTheirOwnPositionsAndWaitForTheSlowOne) {
+    SlotSchedule greedy(8, 2);
+    EXPECT_EQ(greedy.take(1), 0u) << "greedy: any slot takes the next position";
+    EXPECT_EQ(greedy.take(1), 1u);
+    SlotSchedule fixed(12, 2, {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1});
+    fixed.kept(0); // from an earlier run
+    EXPECT_EQ(fixed.take(0), 2u) << "slot 0 runs the even positions";
+    EXPECT_EQ(fixed.take(1), 1u);
+    fixed.finished(2);
+    EXPECT_EQ(fixed.take(0), 4u) << "position 1 unfinished: slot 0 may run to 1 + 2 * 2";
+    fixed.finished(4);
+    EXPECT_EQ(fixed.take(0), std::nullopt) << "6 waits for position 1, on the slow slot";
+    fixed.finished(1);
+    EXPECT_EQ(fixed.take(0), 6u);
+    EXPECT_EQ(fixed.take(1), 3u);
+}
+
+// Looks every `step` boots a side: between looks the last look stands; the budget's last
+// look is the last multiple, and alpha is spent over the looks there are.
+TEST(Sequential, LooksEveryStepBoots) {
+    SequentialPlan plan{2, 7, 0.05, 1, 2}; // looks at 2, 4, 6
+    EXPECT_EQ(plan.looks(), 3u);
+    EXPECT_EQ(plan.last_look_boots(), 6u);
+    EXPECT_EQ(look_at(plan, 3).number, 1u);
+    EXPECT_EQ(look_at(plan, 3).boots, 2u) << "3 a side: the look at 2 stands";
+    EXPECT_EQ(look_at(plan, 4).number, 2u);
+    EXPECT_EQ(look_at(plan, 7).boots, 6u);
+    EXPECT_NEAR(look_at(plan, 6).alpha, 0.05 / 3, 1e-15);
+    // The permutation test at 2 a side cannot reject; at 4 a side it can at a level of 0.025
+    // (2 looks, 4 and 6): 2/70 is not below it, so 6 (2/924), one look of 0.05.
+    EXPECT_EQ(permutation_min_boots(0.05, 6, 1, 2), 6u);
+    EXPECT_EQ(permutation_min_boots(0.05, 10, 1, 2), 6u); // looks at 6, 8, 10: 0.0167 > 2/924
+    EXPECT_EQ(permutation_min_boots(0.05, 10), 5u) << "step 1 as before";
+}
+
 // -j's default: a boot per host CPU (per guest CPU) under icount, one on the wall clock; more
 // than one asked for on the wall clock is done, with a warning that says why it is unwise.
 TEST(Sequential, BootsAtOnceByClock) {
@@ -192,7 +254,8 @@ TEST(Sequential, BootsAtOnceByClock) {
     EXPECT_EQ(boots_at_once(0, "wall", 8, 1).warning, "");
     const BootsAtOnce two = boots_at_once(2, "wall", 8, 1);
     EXPECT_EQ(two.jobs, 2u) << "asked for, done";
-    EXPECT_NE(two.warning.find("-j 2 on the wall clock: host CPUs can differ in speed"), std::string::npos);
+    EXPECT_NE(two.warning.find("-j 2 on the wall clock: host CPUs can differ in speed, so each side's boots are spread"),
+              std::string::npos);
     EXPECT_EQ(boots_at_once(2, "icount", 8, 1).warning, "") << "icount's figures do not depend on the host CPU";
     EXPECT_EQ(boots_at_once(1, "wall", 8, 1).warning, "");
 }
