@@ -326,6 +326,12 @@ class BisectStepExitCodes(unittest.TestCase):
         self.assertEqual(p.returncode, 125, p.stdout + p.stderr)
         self.assertIn("skip: cannot read the parameters file: open missing.params: No such file or directory",
                       p.stdout)
+        # A directory opens, and read as a stream it gave no words: a boot without parameters.
+        Path(self.tmp.name, "params.d").mkdir()
+        p = self.step("--metric", "x", "--threshold", "<10", "--params-file", "params.d",
+                      "--", "cp", bootlib.kernel(), "bzImage")
+        self.assertEqual(p.returncode, 125, p.stdout + p.stderr)
+        self.assertIn("skip: cannot read the parameters file: read params.d: Is a directory", p.stdout)
 
     def test_own_errors_abort(self):
         self.assertEqual(initbench("bisect-step").returncode, 128)
