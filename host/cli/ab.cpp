@@ -69,8 +69,8 @@ side; --label names them (default A, B, ...). Parameters after -- go to every si
 
 The boots are interleaved (A B B A ...) and run --jobs at a time, each pinned to host CPUs
 of its own (on the wall clock one at a time, all on the same CPUs: host CPUs can differ in
-speed; with -j N there, each side's boots go round the N slots alike and the looks wait for
-multiples of N boots a side). After every boot a side from --min-boots on, each chosen metric (--metric; default
+speed; with -j N there, each side's boots go round the N slots alike, the permutation test
+permutes within each slot's CPUs, and the looks wait for multiples of N boots a side). After every boot a side from --min-boots on, each chosen metric (--metric; default
 every phase metric) is judged as compare judges it (--method auto: Welch's t-test under
 icount, the permutation test on the wall clock), one sample per boot, at the level alpha
 spending allows at that look.
@@ -112,9 +112,10 @@ public:
         plan_.alpha = 1 - cli_.confidence;
         method_ = method_for_clock(
             value_named(compare_render::kMethodNames, cli_.method).value_or(Method::auto_), cli_.boot.clock);
+        const size_t strata = host_cpu_strata(slots_, fixed_slots_);
         plan_.min_boots =
             cli_.min_boots != 0 ? (cli_.min_boots + plan_.step - 1) / plan_.step * plan_.step
-            : method_ == Method::permutation ? permutation_min_boots(plan_.alpha, plan_.max_boots, plan_.rho, plan_.step)
+            : method_ == Method::permutation ? permutation_min_boots(plan_.alpha, plan_.max_boots, plan_.rho, plan_.step, strata)
                                              : std::max<size_t>(2, plan_.step);
         if (plan_.looks())
             plan_.max_boots = plan_.last_look_boots(); // no boot past the last look

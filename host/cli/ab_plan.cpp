@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <set>
 #include <tuple>
 #include <sstream>
 
@@ -136,9 +137,14 @@ BootsAtOnce boots_at_once(unsigned asked, const std::string& clock, size_t host_
     if (asked > 1 && !icount)
         return {asked, "-j " + std::to_string(asked) +
                            " on the wall clock: host CPUs can differ in speed, so each side's boots are spread "
-                           "over the boots at once alike and looks wait for whole rounds; boots at once also slow "
+                           "over the boots at once alike, the test permutes within each one's CPUs and looks wait "
+                           "for whole rounds; boots at once also slow "
                            "each other (memory, caches): -j 1 runs every boot alone on the same CPUs"};
     return {asked, ""};
+}
+
+size_t host_cpu_strata(const std::vector<std::vector<unsigned>>& slots, bool fixed_slots) {
+    return fixed_slots ? std::max<size_t>(1, std::set<std::vector<unsigned>>(slots.begin(), slots.end()).size()) : 1;
 }
 
 std::vector<std::vector<unsigned>> host_cpu_slots(unsigned jobs, unsigned guest_cpus,

@@ -57,6 +57,10 @@ BootsAtOnce boots_at_once(unsigned asked, const std::string& clock, size_t host_
 std::vector<std::vector<unsigned>> host_cpu_slots(unsigned jobs, unsigned guest_cpus,
                                                   const std::vector<unsigned>& allowed);
 
+// How many host CPU sets compare permutes within (compare_sides finds every side on each):
+// one a distinct slot when the slots are fixed (slot_of_boot), else one.
+size_t host_cpu_strata(const std::vector<std::vector<unsigned>>& slots, bool fixed_slots);
+
 // A new output directory gets the plan; an old one must hold the same plan.
 Status claim_directory(const std::filesystem::path& dir, const nlohmann::json& plan);
 

@@ -35,6 +35,9 @@ struct RunFile {
     // The environment: QEMU's version line (environment.qemu.banner) and the image's build
     // (the header's initbench and initbench_commit); "" where the document does not say.
     std::string qemu, image_version, image_commit;
+    // The host CPUs the boot was allowed to run on ("1", "0,1"; host.host_cpus), "" where the
+    // document does not say. ab pins each boot; CPUs of one host can differ in speed.
+    std::string host_cpus;
     nlohmann::json experiment = nlohmann::json::object(); // what must match to compare
     size_t kernel_events = 0;                             // WARN/oops/BUG records
     std::vector<nlohmann::json> records;                  // the measurement records, in order
@@ -119,6 +122,7 @@ Result<std::vector<double>> test_samples(const Series& s, SampleUnit unit);
 
 struct SideStats {
     std::vector<double> samples; // what the test compares: rounds or per-run means
+    std::vector<size_t> strata;  // each sample's host CPUs, an index into Report::strata (or none)
     std::optional<stats::Summary> summary;
     std::string error; // why there is no summary (missing on this side, NaN, ...)
 };
@@ -144,6 +148,7 @@ struct Change {
     // the samples a side that would likely decide; none where the spread is unknown.
     std::optional<double> detectable_pct;
     std::optional<size_t> samples_needed;
+    size_t strata = 1; // the permutation test permuted within this many host CPU sets
     std::string note; // why unknown: the method declined, or too few samples
 };
 
@@ -174,6 +179,7 @@ struct SideInfo {
     std::vector<std::string> files, run_ids;
     std::string kernel_release, build_id;
     std::string qemu, image; // of its first run; "" when not recorded
+    std::vector<std::string> host_cpus; // each run's (RunFile::host_cpus)
 };
 
 struct Report {
@@ -188,6 +194,9 @@ struct Report {
     // Those of the warnings that say the sides ran under different QEMU or image builds
     // (compare prints them on stderr too).
     std::vector<std::string> environment_warnings;
+    // The host CPU sets the permutation test permutes within, when the runs were placed on
+    // several and every side ran on each (ab -j N on the wall clock); empty otherwise.
+    std::vector<std::string> strata;
     std::vector<MetricRow> metrics;
     std::vector<HistRow> histograms;
 };
@@ -196,9 +205,11 @@ struct Report {
 // (unless options.force), an empty side.
 Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOptions& options);
 
-// Decides one metric's change between two sample sets by the chosen method.
+// Decides one metric's change between two sample sets by the chosen method. With strata (a
+// stratum per sample, both sides), the permutation test permutes within each.
 Change judge_change(std::span<const double> base, std::span<const double> next, double base_mean,
-                    double next_mean, Better better, const CompareOptions& options);
+                    double next_mean, Better better, const CompareOptions& options,
+                    std::span<const size_t> base_strata = {}, std::span<const size_t> next_strata = {});
 
 enum class Format { terminal, text, markdown, json, csv };
 struct RenderOptions {
@@ -243,5 +254,7 @@ std::string side_label(const std::string& arg, size_t index, size_t count);
 // of their paths ("gen/r1", "cloud/r1"); a path given twice gets "#N" the second time.
 std::vector<std::string> side_labels(const std::vector<std::string>& args);
 std::string metric_group(const nlohmann::json& record);
+// Host CPU sets (RunFile::host_cpus) in words: "CPU 0 and CPU 1", "CPU 0,1", "not recorded".
+std::string host_cpu_words(const std::vector<std::string>& sets);
 
 } // namespace initbench

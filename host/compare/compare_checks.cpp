@@ -193,10 +193,11 @@ Status check_sides(const std::vector<Side>& sides, const CompareOptions& options
 }
 
 SideInfo side_info(const Side& side) {
-    SideInfo info{side.label, {}, {}, "", "", "", ""};
+    SideInfo info{side.label, {}, {}, "", "", "", "", {}};
     for (const auto& run : side.runs) {
         info.files.push_back(run.path);
         info.run_ids.push_back(run.run_id);
+        info.host_cpus.push_back(run.host_cpus);
     }
     info.kernel_release = side.runs[0].kernel_release;
     info.build_id = side.runs[0].build_id;

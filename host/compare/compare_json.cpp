@@ -20,6 +20,7 @@ json change_json(const Change& c) {
             {"equivalence_p", opt(c.equivalence_p)},
             {"detectable_pct", opt(c.detectable_pct)},
             {"samples_needed", c.samples_needed ? json(*c.samples_needed) : json()},
+            {"strata", c.strata},
             {"note", c.note}};
 }
 
@@ -78,7 +79,8 @@ nlohmann::json report_json(const Report& report) {
                          {"kernel_release", s.kernel_release},
                          {"build_id", s.build_id},
                          {"qemu", s.qemu},
-                         {"image", s.image}});
+                         {"image", s.image},
+                         {"host_cpus", s.host_cpus}});
     json metrics = json::array();
     for (const auto& m : report.metrics)
         metrics.push_back(metric_json(m));
@@ -87,11 +89,12 @@ nlohmann::json report_json(const Report& report) {
         hists.push_back(histogram_json(h));
     return {{"initbench_compare", 1},
             {"method", method_name(report.options.method)},
-            {"method_text", method_sentence(report.options)},
+            {"method_text", method_sentence(report)},
             {"confidence", report.options.confidence},
             {"min_effect_pct", report.options.min_effect_pct},
             {"clock", report.clock},
             {"unit", report.unit == SampleUnit::run ? "run" : "round"},
+            {"strata", report.strata},
             {"clock_detail", report.clock_detail},
             {"verdicts", report.no_verdict.empty()},
             {"no_verdict", report.no_verdict.empty() ? json() : json(report.no_verdict)},

@@ -52,22 +52,49 @@ void add_equivalence_and_power(Change& c, std::span<const double> base,
     }
 }
 
-// The permutation test's p, or Welch's beyond the sizes it is run at.
-std::optional<double> permutation_p(std::span<const double> base, std::span<const double> next,
-                                    double confidence) {
-    if (auto t = stats::permutation_test(base, next))
-        return t.value().p;
-    if (auto w = stats::welch(base, next, confidence))
-        return w.value().p;
-    return std::nullopt;
+// The samples' strata as the permutation test takes them: none (one stratum) unless both
+// sides have one a sample.
+struct Strata {
+    std::span<const size_t> base, next;
+    bool given() const { return !base.empty() && !next.empty(); }
+};
+
+// The permutation test's p (stratified where strata are given; c.strata says over how many),
+// or Welch's beyond the sizes it is run at.
+void permutation_p(Change& c, std::span<const double> base, std::span<const double> next,
+                   const Strata& strata, double confidence) {
+    auto t = strata.given() ? stats::permutation_test(base, next, strata.base, strata.next)
+                            : stats::permutation_test(base, next);
+    if (t) {
+        c.p = t.value().p;
+        c.strata = t.value().strata;
+    } else if (auto w = stats::welch(base, next, confidence)) {
+        c.p = w.value().p;
+    }
+}
+
+// The smallest p the (stratified) permutation test can give at these sizes.
+double permutation_floor_p(size_t n_base, size_t n_next, const Strata& strata) {
+    if (!strata.given())
+        return stats::permutation_min_p(n_base, n_next);
+    std::map<size_t, stats::StratumSize> sizes;
+    for (size_t s : strata.base)
+        sizes[s].a++;
+    for (size_t s : strata.next)
+        sizes[s].b++;
+    std::vector<stats::StratumSize> list;
+    for (const auto& [s, size] : sizes)
+        list.push_back(size);
+    return stats::permutation_min_p(list);
 }
 
 // Why the permutation test could not find a change at these sizes, whatever the samples.
-std::string permutation_floor(size_t n_base, size_t n_next, double alpha) {
+std::string permutation_floor(size_t n_base, size_t n_next, const Strata& strata, double alpha) {
     return "the permutation test's smallest p with " + std::to_string(n_base) + " and " +
-           std::to_string(n_next) + " samples is " + format_number(stats::permutation_min_p(n_base, n_next), "%.3g") +
-           ", not below " + format_number(alpha, "%.3g") + ": it needs " +
-           std::to_string(stats::permutation_min_samples(alpha)) + " a side to show a change";
+           std::to_string(n_next) + " samples" + (strata.given() ? " (permuted within host CPUs)" : "") +
+           " is " + format_number(permutation_floor_p(n_base, n_next, strata), "%.3g") + ", not below " +
+           format_number(alpha, "%.3g") + ": it needs " + std::to_string(stats::permutation_min_samples(alpha)) +
+           " a side" + (strata.given() ? " (more where they are split over host CPUs)" : "") + " to show a change";
 }
 
 // Why neither verdict holds, in words a reader can act on.
@@ -89,12 +116,14 @@ Method method_for_clock(Method asked, std::string_view clock) {
 }
 
 Change judge_change(std::span<const double> base, std::span<const double> next, double base_mean,
-                    double next_mean, Better better, const CompareOptions& options) {
+                    double next_mean, Better better, const CompareOptions& options,
+                    std::span<const size_t> base_strata, std::span<const size_t> next_strata) {
     Change c;
     c.pct = stats::percent_change(base_mean, next_mean);
     const bool permutation = permutes(options.method);
+    const Strata strata{base_strata, next_strata};
     if (permutation)
-        c.p = permutation_p(base, next, options.confidence);
+        permutation_p(c, base, next, strata, options.confidence);
     else if (auto w = stats::welch(base, next, options.confidence))
         c.p = w.value().p;
     const bool moved = c.pct ? std::fabs(*c.pct) >= options.min_effect_pct : base_mean != next_mean;
@@ -136,8 +165,8 @@ Change judge_change(std::span<const double> base, std::span<const double> next, 
         else if (!declined && equivalent)
             c.verdict = Decision::same;
         else if (!declined && permutation &&
-                 stats::permutation_min_p(base.size(), next.size()) >= 1 - options.confidence)
-            c.note = permutation_floor(base.size(), next.size(), 1 - options.confidence);
+                 permutation_floor_p(base.size(), next.size(), strata) >= 1 - options.confidence)
+            c.note = permutation_floor(base.size(), next.size(), strata, 1 - options.confidence);
         else if (!declined)
             c.note = undecided_reason(c, options);
     }
@@ -201,19 +230,33 @@ Change unqualified_change(double base_mean, double next_mean) {
     return c;
 }
 
-// One side's samples of a metric (none: the side lacks it) and their summary.
-SideStats side_stats(const Series* s, Agg agg, SampleUnit unit) {
+// The run each of test_samples' samples came from.
+std::vector<size_t> sample_runs(const Series& s, SampleUnit unit) {
+    if (unit != SampleUnit::run)
+        return s.runs;
+    const std::set<size_t> runs(s.runs.begin(), s.runs.end()); // test_samples' order
+    return {runs.begin(), runs.end()};
+}
+
+// One side's samples of a metric (none: the side lacks it), their summary and, where the
+// report has strata, each sample's.
+SideStats side_stats(const Series* s, Agg agg, const SideInfo& side, const Report& report) {
     SideStats st;
     if (!s) {
         st.error = "missing";
         return st;
     }
-    auto samples = test_samples(*s, unit);
+    auto samples = test_samples(*s, report.unit);
     auto summary =
         samples ? stats::summarize(samples.value(), agg) : Result<stats::Summary>(samples.error());
     if (summary) {
         st.samples = std::move(samples.value());
         st.summary = summary.value();
+        if (!report.strata.empty())
+            for (size_t run : sample_runs(*s, report.unit)) {
+                auto at = std::find(report.strata.begin(), report.strata.end(), side.host_cpus[run]);
+                st.strata.push_back(size_t(at - report.strata.begin()));
+            }
     } else {
         st.error = summary.error().message();
     }
@@ -225,7 +268,7 @@ Change metric_change(const SideStats& a, const SideStats& b, Better better, cons
         return unqualified_change(a.summary->mean, b.summary->mean);
     if (a.summary && b.summary)
         return judge_change(a.samples, b.samples, a.summary->mean, b.summary->mean, better,
-                            report.options);
+                            report.options, a.strata, b.strata);
     Change missing;
     missing.kind = ChangeKind::not_tested;
     missing.note = !a.summary ? "base: " + a.error : b.error;
@@ -235,11 +278,10 @@ Change metric_change(const SideStats& a, const SideStats& b, Better better, cons
 MetricRow metric_row(const Series& meta, const std::vector<Extracted>& found,
                      const Report& report) {
     MetricRow row{meta.id, meta.group, meta.name, meta.unit, meta.agg, meta.better, {}, {}};
-    for (const auto& e : found) {
-        auto it = std::find_if(e.metrics.begin(), e.metrics.end(),
-                               [&](const Series& s) { return s.id == meta.id; });
-        row.sides.push_back(
-            side_stats(it == e.metrics.end() ? nullptr : &*it, meta.agg, report.unit));
+    for (size_t k = 0; k < found.size(); k++) {
+        const auto& metrics = found[k].metrics;
+        auto it = std::find_if(metrics.begin(), metrics.end(), [&](const Series& s) { return s.id == meta.id; });
+        row.sides.push_back(side_stats(it == metrics.end() ? nullptr : &*it, meta.agg, report.sides[k], report));
     }
     for (size_t i = 1; i < row.sides.size(); i++)
         row.changes.push_back(metric_change(row.sides[0], row.sides[i], meta.better, report));
@@ -341,7 +383,41 @@ void choose_samples(const std::vector<Side>& sides, const std::vector<Extracted>
             "not there; give every side two or more runs (compared run by run)");
 }
 
+// The host CPU sets to permute within: when the runs were pinned to several (ab -j N on the
+// wall clock places each side's boots on every slot alike) and every side ran on each. CPUs of
+// one host can differ in speed for hours (one of this project's cloud machines ran 40 %
+// slower on CPU 0); left unstratified, that difference widens the spread a change is judged
+// against. Sides that ran on different CPUs altogether carry it in their change: a warning.
+void choose_strata(Report& report) {
+    std::vector<std::set<std::string>> used;
+    std::set<std::string> all;
+    for (const auto& side : report.sides) {
+        used.emplace_back(side.host_cpus.begin(), side.host_cpus.end());
+        all.insert(side.host_cpus.begin(), side.host_cpus.end());
+    }
+    if (all.size() < 2 || report.clock == "icount") // icount's figures do not depend on the CPU
+        return;
+    if (std::all_of(used.begin(), used.end(), [&](const auto& cpus) { return cpus == all; })) {
+        if (permutes(report.options.method))
+            report.strata.assign(all.begin(), all.end());
+        return;
+    }
+    std::string where;
+    for (size_t i = 0; i < used.size(); i++)
+        where += (i ? ", " : "") + report.sides[i].label + " on " + host_cpu_words({used[i].begin(), used[i].end()});
+    report.warnings.push_back("the sides ran on different host CPUs (" + where +
+                              "): a host's CPUs can differ in speed, and that difference is part of the change");
+}
+
 } // namespace
+
+std::string host_cpu_words(const std::vector<std::string>& sets) {
+    std::string words;
+    for (size_t i = 0; i < sets.size(); i++)
+        words += (i == 0 ? "" : i + 1 == sets.size() ? " and " : ", ") +
+                 (sets[i].empty() ? "not recorded" : "CPU " + sets[i]);
+    return words;
+}
 
 Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOptions& options) {
     if (sides.empty()) // one side gives its summaries alone (initbench report of one run)
@@ -364,6 +440,7 @@ Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOption
         found.push_back(extract(side.runs));
     }
     choose_samples(sides, found, report);
+    choose_strata(report);
     // Rows in the order the base has them, then what only later sides have.
     std::set<std::string> listed;
     for (const auto& e : found) {

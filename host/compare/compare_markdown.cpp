@@ -21,7 +21,7 @@ std::string md_escape(const std::string& s) {
 
 // The sides, warnings, the verdicts' legend and the table's head.
 void md_head(std::ostringstream& out, const Report& report) {
-    out << "**initbench compare** — " << md_escape(method_sentence(report.options)) << "; clock "
+    out << "**initbench compare** — " << md_escape(method_sentence(report)) << "; clock "
         << md_escape(clock_sentence(report.clock, report.clock_detail)) << "; " << unit_sentence(report.unit) << "\n\n";
     for (const auto& s : report.sides)
         out << "- **" << md_escape(s.label) << "**: " << s.files.size() << " run(s), kernel "

@@ -102,6 +102,9 @@ Result<RunFile> parse_run_document(std::string_view text, const std::string& pat
     run.qemu = json_str(json_obj(json_obj(doc, "environment"), "qemu"), "banner");
     run.image_version = json_str(*header, "initbench");
     run.image_commit = json_str(*header, "initbench_commit");
+    if (const auto cpus = host.find("host_cpus"); cpus != host.end() && cpus->is_array())
+        for (const auto& cpu : *cpus)
+            run.host_cpus += (run.host_cpus.empty() ? "" : ",") + cpu.dump();
     return run;
 }
 

@@ -116,7 +116,8 @@ std::string better_name(Better b) {
     return b == Better::higher ? "higher" : b == Better::lower ? "lower" : "";
 }
 
-std::string method_sentence(const CompareOptions& o) {
+std::string method_sentence(const Report& report) {
+    const CompareOptions& o = report.options;
     std::string effect = "a change of at least " + format_number(o.min_effect_pct, "%g") + " %";
     std::string level = format_number(o.confidence * 100, "%g") + " %";
     switch (o.method) {
@@ -127,7 +128,9 @@ std::string method_sentence(const CompareOptions& o) {
     case Method::auto_: // resolved by compare_sides before anything is rendered
     case Method::permutation:
         return "the permutation test of the means (exact, or from " + std::to_string(stats::kDraws) +
-               " random splits; no assumption of normal noise) at " + level + " and " + effect;
+               " random splits; no assumption of normal noise" +
+               (report.strata.empty() ? "" : "; permuted within each host CPU set the boots ran on (" +
+                                                   host_cpu_words(report.strata) + ")") + ") at " + level + " and " + effect;
     case Method::welch:
         break;
     }

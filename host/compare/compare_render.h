@@ -45,7 +45,7 @@ std::string undecided_text(const Change& c, size_t n_base, size_t n_next);
 std::vector<std::string> undecided_lines(const Report& report);
 std::string better_name(Better b);
 // "Welch's t-test at 95 % and a change of at least 5 %".
-std::string method_sentence(const CompareOptions& o);
+std::string method_sentence(const Report& report);
 std::string unit_sentence(SampleUnit unit);
 // The chi-square and KS figures of a histogram's change and what they say.
 std::string histogram_verdict(const HistChange& c);

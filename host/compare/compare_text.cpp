@@ -190,7 +190,7 @@ std::string text_histograms(const Report& report, bool unicode, bool colour) {
 
 std::string header_text(const Report& report) {
     std::string out =
-        "initbench compare: " + method_sentence(report.options) + "\nclock: " +
+        "initbench compare: " + method_sentence(report) + "\nclock: " +
         clock_sentence(report.clock, report.clock_detail) + "; " +
         unit_sentence(report.unit) + "\n";
     for (const auto& s : report.sides) {

@@ -1,6 +1,7 @@
 #include "host/compare/sequential.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace initbench {
 
@@ -15,12 +16,14 @@ Look look_at(const SequentialPlan& plan, size_t boots_a_side) {
     return look;
 }
 
-size_t permutation_min_boots(double alpha, size_t max_boots, double rho, size_t step) {
+size_t permutation_min_boots(double alpha, size_t max_boots, double rho, size_t step, size_t strata) {
     step = std::max<size_t>(step, 1);
+    strata = std::max<size_t>(strata, 1);
     const size_t first = std::max<size_t>(step, (2 + step - 1) / step * step);
     for (size_t n = first; n < max_boots; n += step) {
         const SequentialPlan plan{n, max_boots, alpha, rho, step};
-        if (stats::permutation_min_p(n, n) < stats::look_alpha(alpha, 1, plan.looks(), rho))
+        const std::vector<stats::StratumSize> sizes(strata, {n / strata, n / strata});
+        if (stats::permutation_min_p(sizes) < stats::look_alpha(alpha, 1, plan.looks(), rho))
             return n;
     }
     return std::max<size_t>(max_boots / step * step, first);

@@ -33,7 +33,9 @@ Look look_at(const SequentialPlan& plan, size_t boots_a_side);
 // permutation test: the first n whose look, with looks from n to max_boots, has a level above the test's smallest p
 // at n a side (stats::permutation_min_p). Looks before it would spend alpha on tests that
 // cannot find a change: 5 for alpha 0.05 up to 10 boots a side (2 a side give p >= 1/3).
-size_t permutation_min_boots(double alpha, size_t max_boots, double rho = 1, size_t step = 1);
+// strata: the test permutes within this many host CPU sets, each holding n / strata boots a
+// side at a look (ab's slots, step a multiple of strata).
+size_t permutation_min_boots(double alpha, size_t max_boots, double rho = 1, size_t step = 1, size_t strata = 1);
 
 // The verdicts of the chosen metrics at one look: every (metric, later side) pair.
 struct ChosenVerdict {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -138,9 +139,21 @@ Result<MeanInterval> prediction_interval(std::span<const double> xs, double conf
 }
 
 double permutation_min_p(size_t n_a, size_t n_b) {
-    if (n_a == 0 || n_b == 0)
-        return 1;
-    return std::min(1.0, (n_a == n_b ? 2 : 1) / choose(n_a + n_b, n_a));
+    const StratumSize one[] = {{n_a, n_b}};
+    return permutation_min_p(one);
+}
+
+double permutation_min_p(std::span<const StratumSize> strata) {
+    double splits = 1;
+    bool permuted = false, mirrored = true; // swapping every label is a split when each stratum is even
+    for (const auto& s : strata) {
+        if (s.a == 0 || s.b == 0)
+            continue; // the test leaves it out
+        splits *= choose(s.a + s.b, s.a);
+        permuted = true;
+        mirrored = mirrored && s.a == s.b;
+    }
+    return permuted ? std::min(1.0, (mirrored ? 2 : 1) / splits) : 1;
 }
 
 size_t permutation_min_samples(double alpha, size_t cap) {
@@ -150,48 +163,130 @@ size_t permutation_min_samples(double alpha, size_t cap) {
     return n;
 }
 
+namespace {
+
+// One stratum's samples, pooled: the first `na` are side a's in the observed split.
+struct Stratum {
+    std::vector<double> pooled;
+    size_t na = 0;
+    double weight = 0, total = 0;
+    // mean(b) - mean(a) of this stratum for a split whose side a sums to sum_a
+    double difference(double sum_a) const {
+        return (total - sum_a) / double(pooled.size() - na) - sum_a / double(na);
+    }
+};
+
+// The strata that hold both sides, each weighted by na nb / (na + nb): the weights of the
+// difference of means when there is one stratum, and the ones that give a stratified
+// difference the least variance when the noise is alike in each.
+Result<std::vector<Stratum>> both_sided_strata(std::span<const double> a, std::span<const double> b,
+                                              std::span<const size_t> strata_a,
+                                              std::span<const size_t> strata_b) {
+    if (strata_a.size() != a.size() || strata_b.size() != b.size())
+        return Error{"a stratum for every sample"};
+    std::map<size_t, Stratum> by;
+    for (size_t i = 0; i < a.size(); i++)
+        by[strata_a[i]].pooled.push_back(a[i]);
+    for (auto& [key, s] : by)
+        s.na = s.pooled.size();
+    for (size_t i = 0; i < b.size(); i++)
+        by[strata_b[i]].pooled.push_back(b[i]);
+    std::vector<Stratum> out;
+    double weights = 0;
+    for (auto& [key, s] : by) {
+        if (s.na == 0 || s.na == s.pooled.size())
+            continue;
+        const double nb = double(s.pooled.size() - s.na);
+        s.weight = double(s.na) * nb / double(s.pooled.size());
+        s.total = std::accumulate(s.pooled.begin(), s.pooled.end(), 0.0);
+        weights += s.weight;
+        out.push_back(std::move(s));
+    }
+    if (out.empty())
+        return Error{"no stratum holds samples of both sides"};
+    for (auto& s : out)
+        s.weight /= weights;
+    return out;
+}
+
+// The stratified difference of a split, given each stratum's sum on side a.
+double weighted_difference(const std::vector<Stratum>& strata, std::span<const double> sums_a) {
+    double d = 0;
+    for (size_t s = 0; s < strata.size(); s++)
+        d += strata[s].weight * strata[s].difference(sums_a[s]);
+    return d;
+}
+
+} // namespace
+
 Result<Permutation> permutation_test(std::span<const double> a, std::span<const double> b) {
+    const std::vector<size_t> zeros_a(a.size(), 0), zeros_b(b.size(), 0);
+    return permutation_test(a, b, zeros_a, zeros_b);
+}
+
+Result<Permutation> permutation_test(std::span<const double> a, std::span<const double> b,
+                                     std::span<const size_t> strata_a, std::span<const size_t> strata_b) {
     if (a.empty() || b.empty())
         return Error{"the permutation test needs a sample a side"};
     if (a.size() > kLargeSample && b.size() > kLargeSample)
         return Error{"more than " + std::to_string(kLargeSample) + " samples a side: Welch's t-test"};
     IB_TRY(check_finite(a));
     IB_TRY(check_finite(b));
-    std::vector<double> pooled(a.begin(), a.end());
-    pooled.insert(pooled.end(), b.begin(), b.end());
-    const size_t n = pooled.size(), na = a.size();
-    const double total = std::accumulate(pooled.begin(), pooled.end(), 0.0);
-    // |mean(b) - mean(a)| of a split, from the sum of the samples put on side a.
-    auto distance = [&](double sum_a) {
-        return std::fabs((total - sum_a) / double(n - na) - sum_a / double(na));
-    };
+    auto grouped = both_sided_strata(a, b, strata_a, strata_b);
+    if (!grouped)
+        return grouped.error();
+    const std::vector<Stratum>& strata = grouped.value();
+    std::vector<double> sums(strata.size());
+    for (size_t s = 0; s < strata.size(); s++)
+        sums[s] = std::accumulate(strata[s].pooled.begin(), strata[s].pooled.begin() + long(strata[s].na), 0.0);
     Permutation out;
-    out.diff = arithmetic_mean(b) - arithmetic_mean(a);
-    const double observed = distance(std::accumulate(a.begin(), a.end(), 0.0));
+    out.diff = weighted_difference(strata, sums);
+    out.strata = strata.size();
+    const double observed = std::fabs(out.diff);
     // Sums of the same values in another order differ in their last bits: such a split ties.
     const double at_least = observed - 1e-9 * std::max(1.0, observed);
+    auto counts = [&] { return std::fabs(weighted_difference(strata, sums)) >= at_least; };
+    double splits = 1;
+    for (const auto& s : strata)
+        splits *= choose(s.pooled.size(), s.na);
     double hits = 0;
-    if (choose(n, na) <= double(kExactSplits)) {
-        std::vector<bool> on_a(n, false);
-        std::fill(on_a.begin(), on_a.begin() + long(na), true);
-        do { // every split once: prev_permutation walks the arrangements of na trues
-            double sum = 0;
-            for (size_t i = 0; i < n; i++)
-                sum += on_a[i] ? pooled[i] : 0;
-            hits += distance(sum) >= at_least;
+    if (splits <= double(kExactSplits)) {
+        // Every split once: an odometer whose digits are the strata's arrangements of na
+        // trues (prev_permutation walks them, and wraps to the first one with false).
+        std::vector<std::vector<bool>> on_a(strata.size());
+        for (size_t s = 0; s < strata.size(); s++) {
+            on_a[s].assign(strata[s].pooled.size(), false);
+            std::fill(on_a[s].begin(), on_a[s].begin() + long(strata[s].na), true);
+        }
+        for (bool more = true; more;) {
+            for (size_t s = 0; s < strata.size(); s++) {
+                sums[s] = 0;
+                for (size_t i = 0; i < on_a[s].size(); i++)
+                    sums[s] += on_a[s][i] ? strata[s].pooled[i] : 0;
+            }
+            hits += counts();
             out.splits++;
-        } while (std::prev_permutation(on_a.begin(), on_a.end()));
+            more = false;
+            for (size_t s = 0; s < strata.size() && !more; s++)
+                more = std::prev_permutation(on_a[s].begin(), on_a[s].end());
+        }
         out.p = hits / out.splits;
         out.exact = true;
         return out;
     }
     std::mt19937_64 random(0x1b5eed); // fixed: a rerun of compare prints the same p
-    std::vector<double> shuffled = pooled;
+    std::vector<std::vector<double>> shuffled;
+    for (const auto& s : strata)
+        shuffled.push_back(s.pooled);
     for (size_t d = 0; d < kDraws; d++) {
-        // A partial Fisher-Yates shuffle: the first na places are a uniform random split.
-        for (size_t i = 0; i < na; i++)
-            std::swap(shuffled[i], shuffled[std::uniform_int_distribution<size_t>(i, n - 1)(random)]);
-        hits += distance(std::accumulate(shuffled.begin(), shuffled.begin() + long(na), 0.0)) >= at_least;
+        // A partial Fisher-Yates shuffle a stratum: its first na places are a uniform random split.
+        for (size_t s = 0; s < strata.size(); s++) {
+            auto& xs = shuffled[s];
+            for (size_t i = 0; i < strata[s].na; i++)
+                std::swap(xs[i], xs[std::uniform_int_distribution<size_t>(i, xs.size() - 1)(random)]);
+            sums[s] = std::accumulate(xs.begin(), xs.begin() + long(strata[s].na), 0.0);
+        }
+        hits += counts();
     }
     out.splits = double(kDraws);
     out.p = (1 + hits) / (1 + double(kDraws));

@@ -67,17 +67,31 @@ inline constexpr size_t kExactSplits = 20000;
 inline constexpr size_t kDraws = 10000;
 inline constexpr size_t kLargeSample = 50;
 struct Permutation {
-    double diff = 0;   // mean(b) - mean(a)
+    double diff = 0;   // mean(b) - mean(a); stratified: the strata's, weighted
     double p = 1;
     double splits = 0; // counted (exact) or drawn
     bool exact = false;
+    size_t strata = 1; // permuted within each (those that hold both sides)
 };
 Result<Permutation> permutation_test(std::span<const double> a, std::span<const double> b);
+
+// The same test stratified: strata_a[i] names the stratum of a[i] (a host CPU a boot ran on),
+// and labels are permuted only within a stratum. A stratum's own level (one CPU 40 % slower
+// than the other) then moves every split alike instead of widening the spread the observed
+// difference is judged against. The statistic is the strata's differences of means, each
+// weighted by na nb / (na + nb); a stratum that holds one side only is left out.
+Result<Permutation> permutation_test(std::span<const double> a, std::span<const double> b,
+                                     std::span<const size_t> strata_a, std::span<const size_t> strata_b);
 
 // The smallest p the permutation test can give for sides of these sizes, whatever the values:
 // the observed split alone at the extreme (and its mirror, for equal sizes). Below a look's
 // level it must be for the test to find anything: 2 a side gives 1/3, 5 a side 1/126.
 double permutation_min_p(size_t n_a, size_t n_b);
+// Stratified: sides of these sizes in each stratum (3 and 3 on each of 2 CPUs: 2/400).
+struct StratumSize {
+    size_t a = 0, b = 0;
+};
+double permutation_min_p(std::span<const StratumSize> strata);
 
 // The fewest samples a side (equal sizes, at most `cap`) at which permutation_min_p < alpha.
 size_t permutation_min_samples(double alpha, size_t cap = 1000);

@@ -129,9 +129,15 @@ class AbInterleaved(unittest.TestCase):
         self.assertEqual(placed, {"A-001.json": last, "B-001.json": other, "B-002.json": last, "A-002.json": other},
                          "each side once on each CPU")
         self.assertEqual(len(re.findall(r"^ab: look ", p.stdout, re.M)), 1, "one look, at 2 boots a side")
-        section = json.loads((self.dir / "wall/comparison.json").read_text())["ab"]
+        comparison = json.loads((self.dir / "wall/comparison.json").read_text())
+        section = comparison["ab"]
         self.assertEqual((section["slots"], section["look_every"], section["boots_a_side"], section["method"]),
                          ("fixed", 2, 2, "permutation"))
+        # Every side ran on both CPUs: the permutation test permutes within each.
+        self.assertEqual(comparison["strata"], sorted([str(last[0]), str(other[0])]))
+        (metric,) = [m for m in comparison["metrics"] if m["id"] == "fork/ops_per_s"]
+        self.assertEqual(metric["sides"][1]["change"]["strata"], 2)
+        self.assertIn("permuted within each host CPU set the boots ran on", comparison["method_text"])
 
     def test_a_rerun_resumes_and_boots_nothing_more(self):
         p = subprocess.run([bootlib.INITBENCH, "ab", "-o", str(self.dir / "slub"), "--kernel", bootlib.kernel(),

@@ -38,6 +38,7 @@ struct Spec {
     json extra_records = json::array();
     // The environment: "" leaves it out, as documents written before it was recorded.
     std::string qemu, image_version, image_commit;
+    std::vector<unsigned> host_cpus; // host.host_cpus; empty leaves it out
 };
 
 inline json make_doc(const Spec& s) {
@@ -115,6 +116,8 @@ inline json make_doc(const Spec& s) {
                    {"kernel", {{"sha256", "aaaa"}}},
                    {"image", {{"sha256", s.image}}}}},
                  {"records", records}};
+    if (!s.host_cpus.empty())
+        doc["host"]["host_cpus"] = s.host_cpus;
     if (!s.qemu.empty())
         doc["environment"] = {{"qemu", {{"binary", "qemu-system-x86_64"}, {"banner", s.qemu}}}};
     return doc;

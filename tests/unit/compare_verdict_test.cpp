@@ -242,6 +242,56 @@ TEST(Sequential, LooksEveryStepBoots) {
     EXPECT_EQ(permutation_min_boots(0.05, 6, 1, 2), 6u);
     EXPECT_EQ(permutation_min_boots(0.05, 10, 1, 2), 6u); // looks at 6, 8, 10: 0.0167 > 2/924
     EXPECT_EQ(permutation_min_boots(0.05, 10), 5u) << "step 1 as before";
+    // Permuted within 2 host CPUs: 4 a side (2 a CPU) give 2/36, not below 0.0125 (looks at
+    // 4 to 10); 6 (3 a CPU) give 2/400.
+    EXPECT_EQ(permutation_min_boots(0.05, 10, 1, 2, 2), 6u);
+    EXPECT_EQ(permutation_min_boots(0.05, 4, 1, 2, 2), 4u) << "the budget's one look";
+    EXPECT_EQ(permutation_min_boots(0.01, 12, 1, 2, 2), 8u); // 3 looks of 0.0033: 2/400 no, 2/4900 yes
+    // ab's strata: one a pinned slot when slots are fixed; unpinned slots share all CPUs.
+    EXPECT_EQ(host_cpu_strata({{1}, {0}}, true), 2u);
+    EXPECT_EQ(host_cpu_strata({{1}, {0}}, false), 1u) << "greedy slots (icount): not stratified";
+    EXPECT_EQ(host_cpu_strata({{}, {}}, true), 1u) << "unpinned";
+    EXPECT_EQ(host_cpu_strata({{3, 2}, {1, 0}}, true), 2u);
+}
+
+// ab -j 2 on the wall clock: each side's boots on both host CPUs alike, one CPU 40 % slower.
+// compare permutes within each CPU and says so; sides that ran on different CPUs are warned of.
+TEST(Verdict, BootsOnTwoHostCpusArePermutedWithinEach) {
+    auto side = [](const std::string& label, double scale, bool pinned = true) {
+        Side s{label, {}};
+        for (unsigned i = 0; i < 6; i++) {
+            Spec spec = with_rates(scaled(scale * (i % 2 ? 800 : 480) * kJitter[i % 5], 3), label + std::to_string(i));
+            spec.host_cpus = {pinned ? i % 2 : 1};
+            s.runs.push_back(run_of(spec, label + std::to_string(i) + ".json"));
+        }
+        return s;
+    };
+    Report r = compare_sides({side("A", 1), side("B", 0.9)}, {}).value();
+    EXPECT_EQ(r.strata, (std::vector<std::string>{"0", "1"}));
+    const Change& c = row(r, "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(c.strata, 2u);
+    EXPECT_EQ(c.verdict, Decision::different) << c.note;
+    EXPECT_DOUBLE_EQ(*c.p, 2.0 / 400);
+    EXPECT_NE(render(r, {Format::text, false}).find("permuted within each host CPU set the boots ran on (CPU 0 and CPU 1)"),
+              std::string::npos);
+    json j = json::parse(render(r, {Format::json, false}));
+    EXPECT_EQ(j["strata"], json({"0", "1"}));
+    EXPECT_EQ(j["metrics"][0]["sides"][1]["change"]["strata"], 2);
+    EXPECT_EQ(j["sides"][1]["host_cpus"][1], "1");
+    // Over all splits the CPUs' gap hides the change: the same figures with no CPUs recorded.
+    auto unplaced = [](Side s) {
+        for (auto& run : s.runs)
+            run.host_cpus.clear();
+        return s;
+    };
+    Report plain = compare_sides({unplaced(side("A", 1)), unplaced(side("B", 0.9))}, {}).value();
+    EXPECT_TRUE(plain.strata.empty());
+    EXPECT_EQ(row(plain, "fork/ops_per_s")->changes[0].verdict, Decision::unknown);
+    EXPECT_FALSE(has_warning(plain, "different host CPUs"));
+    // Under icount the CPU does not matter; a side that ran on one CPU only is a warning.
+    Report one_cpu = compare_sides({side("A", 1), side("B", 0.9, false)}, {}).value();
+    EXPECT_TRUE(one_cpu.strata.empty());
+    EXPECT_TRUE(has_warning(one_cpu, "the sides ran on different host CPUs (A on CPU 0 and CPU 1, B on CPU 1)")) << testing::PrintToString(one_cpu.warnings);
 }
 
 // -j's default: a boot per host CPU (per guest CPU) under icount, one on the wall clock; more
