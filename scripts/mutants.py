@@ -213,7 +213,7 @@ BREAKS = [
     Break("ab-strata-ignored", "ab plans its first look as if the test permuted over all splits",
           "host/cli/ab_plan.cpp",
           "    return fixed_slots ? std::max<size_t>(1, std::set<std::vector<unsigned>>(slots.begin(), slots.end()).size()) : 1;",
-          "    return 1;", r"^Sequential\.PermutationLooksStartWhereTheTestCanReject$"),
+          "    return 1;", r"^Sequential\.LooksEveryStepBoots$"),
     Break("permutation-looks-from-two", "ab's first permutation look is at 2 boots a side, where it cannot reject",
           "host/compare/sequential.cpp",
           "        if (stats::permutation_min_p(sizes) < stats::look_alpha(alpha, 1, plan.looks(), rho))",
