@@ -19,10 +19,18 @@ std::string pct_words(double pct) { return format_number(pct, "%g") + " %"; }
 // auto_ unresolved (judge_change called without compare_sides) takes the safe test.
 bool permutes(Method m) { return m == Method::permutation || m == Method::auto_; }
 
+// The samples' strata as the permutation test takes them: none (one stratum) unless both
+// sides have one a sample.
+struct Strata {
+    std::span<const size_t> base, next;
+    bool given() const { return !base.empty() && !next.empty(); }
+};
+
 // What does not depend on the method: the equivalence test against +-min-effect, the smallest
-// change these samples detect, and how many samples a side would likely decide.
-void add_equivalence_and_power(Change& c, std::span<const double> base,
-                               std::span<const double> next, const CompareOptions& options) {
+// change these samples detect, and how many samples a side would likely decide. With strata,
+// from the spread within each (Welch's stratified test), where every stratum has 2 a side.
+void add_equivalence_and_power(Change& c, std::span<const double> base, std::span<const double> next,
+                               const Strata& strata, const CompareOptions& options) {
     if (base.size() < 2 || next.size() < 2)
         return;
     const double alpha = 1 - options.confidence;
@@ -38,11 +46,17 @@ void add_equivalence_and_power(Change& c, std::span<const double> base,
     }
     const double scale = std::fabs(base_amean) / 100; // one percent of the base
     const double margin = options.min_effect_pct * scale;
+    const double level = alpha < 0.5 ? 1 - 2 * alpha : options.confidence; // TOST's interval
+    auto w = strata.given() ? stats::welch(base, next, strata.base, strata.next, level) : stats::welch(base, next, level);
+    if (!w && strata.given()) // a stratum with one sample a side: the spread over all
+        w = stats::welch(base, next, level);
+    if (!w)
+        return;
     if (alpha < 0.5)
-        if (auto e = stats::tost(base, next, margin, alpha))
-            c.equivalence_p = e.value().p;
-    const double sd_a = sample_stddev(base, base_amean);
-    const double sd_b = sample_stddev(next, arithmetic_mean(next));
+        c.equivalence_p = stats::tost(w.value(), margin).p;
+    // The spread a side of this size would show alone: its share of the difference's se^2.
+    const double sd_a = std::sqrt(w.value().var_a * double(base.size()));
+    const double sd_b = std::sqrt(w.value().var_b * double(next.size()));
     if (auto d = stats::detectable_difference(sd_a, base.size(), sd_b, next.size(), alpha))
         c.detectable_pct = d.value() / scale;
     if (auto n = stats::samples_to_detect(sd_a, sd_b, margin, alpha)) {
@@ -51,13 +65,6 @@ void add_equivalence_and_power(Change& c, std::span<const double> base,
             c.samples_needed = std::max(*c.samples_needed, stats::permutation_min_samples(alpha));
     }
 }
-
-// The samples' strata as the permutation test takes them: none (one stratum) unless both
-// sides have one a sample.
-struct Strata {
-    std::span<const size_t> base, next;
-    bool given() const { return !base.empty() && !next.empty(); }
-};
 
 // The permutation test's p (stratified where strata are given; c.strata says over how many),
 // or Welch's beyond the sizes it is run at.
@@ -127,7 +134,7 @@ Change judge_change(std::span<const double> base, std::span<const double> next, 
     else if (auto w = stats::welch(base, next, options.confidence))
         c.p = w.value().p;
     const bool moved = c.pct ? std::fabs(*c.pct) >= options.min_effect_pct : base_mean != next_mean;
-    add_equivalence_and_power(c, base, next, options);
+    add_equivalence_and_power(c, base, next, strata, options);
     const bool equivalent = c.equivalence_p && *c.equivalence_p < 1 - options.confidence;
     switch (options.method) {
     case Method::welch:

@@ -68,6 +68,46 @@ std::optional<double> percent_change(double a, double b) {
     return (b - a) / std::fabs(a) * 100;
 }
 
+namespace {
+
+// One part of a difference's squared standard error (a side's, or a stratum's side's) and
+// its degrees of freedom.
+struct SePart {
+    double var = 0, df = 0;
+};
+
+// Welch's figures from the difference and its parts: df Welch-Satterthwaite's, where a part
+// with no variance adds nothing. No variance at all: the difference is the answer.
+Welch welch_of(double diff, std::span<const SePart> parts, double confidence) {
+    Welch w;
+    w.diff = diff;
+    double se2 = 0, denom = 0, all_df = 0;
+    for (const auto& part : parts) {
+        se2 += part.var;
+        all_df += part.df;
+        if (part.var > 0)
+            denom += part.var * part.var / part.df;
+    }
+    if (se2 == 0) {
+        w.df = all_df;
+        w.p = w.diff == 0 ? 1 : 0;
+        w.t = w.diff == 0 ? 0 : std::copysign(INFINITY, w.diff);
+        w.ci_lo = w.ci_hi = w.diff;
+        return w;
+    }
+    w.se = std::sqrt(se2);
+    w.t = w.diff / w.se;
+    w.df = se2 * se2 / denom;
+    boost::math::students_t dist(w.df);
+    w.p = std::min(1.0, 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(w.t))));
+    const double half = t_critical(confidence, w.df) * w.se;
+    w.ci_lo = w.diff - half;
+    w.ci_hi = w.diff + half;
+    return w;
+}
+
+} // namespace
+
 Result<Welch> welch(std::span<const double> a, std::span<const double> b, double confidence) {
     IB_TRY(check_confidence(confidence));
     if (a.size() < 2 || b.size() < 2)
@@ -75,34 +115,11 @@ Result<Welch> welch(std::span<const double> a, std::span<const double> b, double
     IB_TRY(check_finite(a));
     IB_TRY(check_finite(b));
     const double ma = arithmetic_mean(a), mb = arithmetic_mean(b);
-    const double va = sample_variance(a, ma) / double(a.size());
-    const double vb = sample_variance(b, mb) / double(b.size());
-    Welch w;
-    w.diff = mb - ma;
-    const double se2 = va + vb;
-    if (se2 == 0) {
-        // Both sides constant: no noise to test against, the means are the answer.
-        w.df = double(a.size() + b.size() - 2);
-        w.p = w.diff == 0 ? 1 : 0;
-        w.t = w.diff == 0 ? 0 : std::copysign(INFINITY, w.diff);
-        w.ci_lo = w.ci_hi = w.diff;
-        return w;
-    }
-    const double se = std::sqrt(se2);
-    w.se = se;
-    w.t = w.diff / se;
-    // Welch-Satterthwaite; a side with zero variance contributes nothing to the sum.
-    double denom = 0;
-    if (va > 0)
-        denom += va * va / double(a.size() - 1);
-    if (vb > 0)
-        denom += vb * vb / double(b.size() - 1);
-    w.df = se2 * se2 / denom;
-    boost::math::students_t dist(w.df);
-    w.p = std::min(1.0, 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(w.t))));
-    const double half = t_critical(confidence, w.df) * se;
-    w.ci_lo = w.diff - half;
-    w.ci_hi = w.diff + half;
+    const SePart parts[] = {{sample_variance(a, ma) / double(a.size()), double(a.size() - 1)},
+                            {sample_variance(b, mb) / double(b.size()), double(b.size() - 1)}};
+    Welch w = welch_of(mb - ma, parts, confidence);
+    w.var_a = parts[0].var;
+    w.var_b = parts[1].var;
     return w;
 }
 
@@ -293,6 +310,34 @@ Result<Permutation> permutation_test(std::span<const double> a, std::span<const 
     return out;
 }
 
+Result<Welch> welch(std::span<const double> a, std::span<const double> b, std::span<const size_t> strata_a,
+                    std::span<const size_t> strata_b, double confidence) {
+    IB_TRY(check_confidence(confidence));
+    IB_TRY(check_finite(a));
+    IB_TRY(check_finite(b));
+    auto grouped = both_sided_strata(a, b, strata_a, strata_b);
+    if (!grouped)
+        return grouped.error();
+    std::vector<SePart> parts;
+    Welch sums;
+    double diff = 0;
+    for (const Stratum& s : grouped.value()) {
+        const std::span<const double> sa(s.pooled.data(), s.na), sb(s.pooled.data() + s.na, s.pooled.size() - s.na);
+        if (sa.size() < 2 || sb.size() < 2)
+            return Error{"Welch's test within strata needs 2 samples a side in each"};
+        const double ma = arithmetic_mean(sa), mb = arithmetic_mean(sb), w2 = s.weight * s.weight;
+        diff += s.weight * (mb - ma);
+        parts.push_back({w2 * sample_variance(sa, ma) / double(sa.size()), double(sa.size() - 1)});
+        parts.push_back({w2 * sample_variance(sb, mb) / double(sb.size()), double(sb.size() - 1)});
+        sums.var_a += parts[parts.size() - 2].var;
+        sums.var_b += parts.back().var;
+    }
+    Welch w = welch_of(diff, parts, confidence);
+    w.var_a = sums.var_a;
+    w.var_b = sums.var_b;
+    return w;
+}
+
 Result<Equivalence> tost(std::span<const double> a, std::span<const double> b, double margin,
                          double alpha) {
     if (!(alpha > 0 && alpha < 0.5))
@@ -302,7 +347,10 @@ Result<Equivalence> tost(std::span<const double> a, std::span<const double> b, d
     auto welched = welch(a, b, 1 - 2 * alpha);
     if (!welched)
         return welched.error();
-    const Welch& w = welched.value();
+    return tost(welched.value(), margin);
+}
+
+Equivalence tost(const Welch& w, double margin) {
     Equivalence e;
     e.diff = w.diff;
     e.ci_lo = w.ci_lo;

@@ -39,8 +39,17 @@ struct Welch {
     double se = 0;   // its standard error
     double t = 0, df = 0, p = 1;
     double ci_lo = 0, ci_hi = 0;
+    double var_a = 0, var_b = 0; // each side's share of se^2
 };
 Result<Welch> welch(std::span<const double> a, std::span<const double> b, double confidence);
+
+// Welch's test of the stratified difference (the one the stratified permutation test below
+// takes: each stratum's difference of means, weighted by na nb / (na + nb)): se^2 is the
+// strata's, weighted; df Welch-Satterthwaite's over every stratum's two sides. A stratum's
+// own level (a host CPU's speed) is then no part of the spread. Needs 2 samples a side in
+// every stratum that holds both sides.
+Result<Welch> welch(std::span<const double> a, std::span<const double> b, std::span<const size_t> strata_a,
+                    std::span<const size_t> strata_b, double confidence);
 
 // The mean of one sample with its two-sided confidence interval (Student's t). One value
 // gives a zero-width interval: only meaningful where the clock is deterministic.
@@ -107,6 +116,8 @@ struct Equivalence {
 };
 Result<Equivalence> tost(std::span<const double> a, std::span<const double> b, double margin,
                          double alpha);
+// The same on a Welch's test already run at confidence 1 - 2 alpha (stratified, say).
+Equivalence tost(const Welch& w, double margin);
 
 // The power that "detectable" promises: 80 %, the usual choice in power analysis.
 inline constexpr double kPower = 0.8;

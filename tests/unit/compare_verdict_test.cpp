@@ -194,9 +194,11 @@ TEST(Sequential, FixedSlotsSpreadEachSideOverEveryCpuAlike) {
                 const size_t side = interleaved_side(p, sides);
                 on[side][slot_of_boot(side, ++boots[side], jobs)]++;
                 if ((p + 1) % (sides * jobs) == 0) // every side has a multiple of jobs
-                    for (size_t s = 0; s < sides; s++)
-                        for (size_t j = 0; j < jobs; j++)
+                    for (size_t s = 0; s < sides; s++) {
+                        for (size_t j = 0; j < jobs; j++) {
                             EXPECT_EQ(on[s][j] * jobs, boots[s]) << sides << " sides, " << jobs << " jobs, side " << s;
+                        }
+                    }
             }
         }
     // Two sides, two slots: A B B A A B B A runs on slots 0 1 0 1 0 1 0 1.
@@ -278,6 +280,10 @@ TEST(Verdict, BootsOnTwoHostCpusArePermutedWithinEach) {
     EXPECT_EQ(j["strata"], json({"0", "1"}));
     EXPECT_EQ(j["metrics"][0]["sides"][1]["change"]["strata"], 2);
     EXPECT_EQ(j["sides"][1]["host_cpus"][1], "1");
+    // 0.5 % apart is SAME: the equivalence test, too, judges the spread within each CPU.
+    const Change& same = row(compare_sides({side("A", 1), side("B", 1.005)}, {}).value(), "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(same.verdict, Decision::same) << same.note;
+    EXPECT_LT(*same.detectable_pct, 2);
     // Over all splits the CPUs' gap hides the change: the same figures with no CPUs recorded.
     auto unplaced = [](Side s) {
         for (auto& run : s.runs)
@@ -287,6 +293,7 @@ TEST(Verdict, BootsOnTwoHostCpusArePermutedWithinEach) {
     Report plain = compare_sides({unplaced(side("A", 1)), unplaced(side("B", 0.9))}, {}).value();
     EXPECT_TRUE(plain.strata.empty());
     EXPECT_EQ(row(plain, "fork/ops_per_s")->changes[0].verdict, Decision::unknown);
+    EXPECT_GT(*row(plain, "fork/ops_per_s")->changes[0].detectable_pct, 30);
     EXPECT_FALSE(has_warning(plain, "different host CPUs"));
     // Under icount the CPU does not matter; a side that ran on one CPU only is a warning.
     Report one_cpu = compare_sides({side("A", 1), side("B", 0.9, false)}, {}).value();

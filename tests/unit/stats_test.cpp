@@ -420,6 +420,31 @@ TEST(Permutation, WithinHostCpusFindsWhatTheirGapHides) {
     EXPECT_GT(permutation_test(big_a, big_b).value().p, 0.05);
 }
 
+// Welch's test and TOST within strata: the CPUs' levels leave the spread, the stratified
+// difference is the permutation test's.
+TEST(Welch, WithinHostCpusTakesTheirLevelsOut) {
+    const V a{500, 502, 498, 800, 803, 797}, b{515, 517, 513, 824, 827, 821};
+    const std::vector<size_t> on{0, 0, 0, 1, 1, 1};
+    auto within = welch(a, b, on, on, 0.95).value();
+    auto plain = welch(a, b, 0.95).value();
+    EXPECT_NEAR(within.diff, 19.5, 1e-9);
+    EXPECT_NEAR(within.se * within.se, within.var_a + within.var_b, 1e-9);
+    EXPECT_LT(within.se, plain.se / 50);
+    EXPECT_LT(within.p, 1e-4);
+    EXPECT_GT(plain.p, 0.5);
+    EXPECT_GT(within.df, 2) << "Welch-Satterthwaite over four parts of 2 df: above the smallest";
+    EXPECT_LE(within.df, 8) << "and at most their sum";
+    // 0.1 % apart: inside +-5 % of 650 by TOST within the CPUs, not over them.
+    V close = a;
+    for (double& x : close)
+        x *= 1.001;
+    auto inside = welch(a, close, on, on, 0.90).value();
+    EXPECT_LT(tost(inside, 32.5).p, 0.05);
+    EXPECT_GT(tost(welch(a, close, 0.90).value(), 32.5).p, 0.05);
+    EXPECT_FALSE(welch(V{1, 2, 3}, V{4, 5, 6}, std::vector<size_t>{0, 0, 1}, std::vector<size_t>{0, 0, 1}, 0.95))
+        << "one a side on CPU 1: no spread within it";
+}
+
 TEST(Permutation, SmallestPWithinHostCpus) {
     const StratumSize even[] = {{3, 3}, {3, 3}}, uneven[] = {{2, 1}, {1, 2}}, one_sided[] = {{3, 3}, {2, 0}};
     EXPECT_DOUBLE_EQ(permutation_min_p(even), 2.0 / 400);
