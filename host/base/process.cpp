@@ -212,6 +212,16 @@ ChildOutcome run_child(const ChildRun& run) {
     return out;
 }
 
+Status pin_to_host_cpus(const std::vector<unsigned>& cpus) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (unsigned cpu : cpus)
+        CPU_SET(cpu, &set);
+    if (::sched_setaffinity(0, sizeof set, &set) != 0)
+        return Error{std::string("sched_setaffinity: ") + std::strerror(errno)};
+    return ok();
+}
+
 std::vector<unsigned> allowed_host_cpus() {
     cpu_set_t set;
     std::vector<unsigned> cpus;

@@ -3,6 +3,8 @@
 // (PR_SET_PDEATHSIG). Its serial console arrives on stdout and is streamed to a callback.
 #pragma once
 
+#include "common/result.h"
+
 #include <functional>
 #include <string>
 #include <string_view>
@@ -42,5 +44,8 @@ ChildOutcome run_child(const ChildRun& run);
 // The host CPUs this process may run on (its affinity, inherited by the children it starts),
 // in order; all the hardware has when the affinity cannot be read.
 std::vector<unsigned> allowed_host_cpus();
+
+// Restricts this process, and the children it starts from now on, to these host CPUs.
+Status pin_to_host_cpus(const std::vector<unsigned>& cpus);
 
 } // namespace initbench

@@ -66,15 +66,10 @@ public:
             ::prctl(PR_SET_PDEATHSIG, SIGTERM); // never outlive ab
             ::dup2(err, 1);
             ::dup2(err, 2);
-            if (!request.host_cpus.empty()) { // inherited by QEMU and its threads
-                cpu_set_t set;
-                CPU_ZERO(&set);
-                for (unsigned cpu : request.host_cpus)
-                    CPU_SET(cpu, &set);
-                if (::sched_setaffinity(0, sizeof set, &set) != 0)
+            if (!request.host_cpus.empty()) // inherited by QEMU and its threads
+                if (auto pinned = pin_to_host_cpus(request.host_cpus); !pinned)
                     std::fprintf(stderr, "initbench ab: cannot pin the boot to its host CPUs: %s\n",
-                                 std::strerror(errno));
-            }
+                                 pinned.error().message().c_str());
             exec_or_exit(argv);
         }
         ::close(err);

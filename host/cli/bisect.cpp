@@ -1,8 +1,10 @@
 #include "host/cli/bisect.h"
 
 #include "common/text.h"
+#include "host/base/process.h"
 #include "host/boot/boot.h"
 #include "host/boot/boot_files.h"
+#include "host/cli/ab_plan.h"
 #include "host/cli/bisect_boots.h"
 #include "host/cli/bisect_inputs.h"
 #include "host/cli/boot_cli.h"
@@ -213,6 +215,12 @@ int run_step(BisectCli& cli, const char* argv0) {
         bisect_say("abort: " + base_run.error().message());
         return kBisectAbort;
     }
+    // Every boot on the same host CPUs, as ab's: CPUs of one host can differ in speed for
+    // hours (one of two ran 40 % slower), and a boot left to float lands on either. After the
+    // build, which keeps them all.
+    if (const auto slot = host_cpu_slots(1, run.value().boot.cpus, allowed_host_cpus())[0]; !slot.empty())
+        if (auto pinned = pin_to_host_cpus(slot); !pinned)
+            bisect_say("warning: the boots are not pinned to host CPUs: " + pinned.error().message());
     StepBoots boots{cli, run.value(), std::move(base_run.value())};
     for (unsigned i = 0; i < cli.boots; i++)
         if (int rc = boots.pair(); rc != kBisectGood)

@@ -5,6 +5,7 @@ The experiment is a fork load with `nokaslr norandmaps`: with the address-space 
 the icount clock gives the same fork rate on every boot of a kernel (README, "Deterministic timing"), so one
 boot per bisect step decides. The slowdown is real and kernel-side: `slub_debug=FZPU`."""
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -257,7 +258,8 @@ class BisectStepMoreBoots(unittest.TestCase):
             "--image", bootlib.IMAGE, *[f"--param={p}" for p in (*cls.EXPERIMENT, "slub_debug=FZPU")],
             "--metric", "fork/ops_per_s", "--baseline", str(cls.baseline), "--baseline-kernel", bootlib.kernel(),
             "--baseline-params-file", str(base_params), "--max-change", "-15%", "--boots", "2",
-            "--save-dir", str(cls.interleaved_saved), "--", "true",
+            "--save-dir", str(cls.interleaved_saved), "--",
+            "sh", "-c", "grep Cpus_allowed_list: /proc/self/status > build-affinity",
             cwd=cls.tmp.name, timeout=4 * limits.boot_wait(limit))
 
     @classmethod
@@ -285,6 +287,13 @@ class BisectStepMoreBoots(unittest.TestCase):
         for f in saved:
             cmdline = json.loads(f.read_text())["records"][0]["kernel"]["cmdline"]
             self.assertEqual("slub_debug=FZPU" in cmdline.split(), f.name.startswith("step"), f.name)
+        # Every boot of both kernels pinned to the same host CPU, the last one (host CPUs can
+        # differ in speed); the build before them kept every CPU.
+        last = max(os.sched_getaffinity(0))
+        self.assertEqual({f.name: json.loads(f.read_text())["host"]["host_cpus"] for f in saved},
+                         {f.name: [last] for f in saved})
+        mine = [l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith("Cpus_allowed_list:")]
+        self.assertEqual((Path(self.tmp.name) / "build-affinity").read_text().splitlines(), mine)
 
 
 class BisectStepExitCodes(unittest.TestCase):
