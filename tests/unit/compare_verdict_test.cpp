@@ -256,51 +256,6 @@ TEST(Sequential, LooksEveryStepBoots) {
     EXPECT_EQ(host_cpu_strata({{3, 2}, {1, 0}}, true), 2u);
 }
 
-// ab -j 2 on the wall clock: each side's boots on both host CPUs alike, one CPU 40 % slower.
-// compare permutes within each CPU and says so; sides that ran on different CPUs are warned of.
-TEST(Verdict, BootsOnTwoHostCpusArePermutedWithinEach) {
-    auto side = [](const std::string& label, double scale, bool pinned = true) {
-        Side s{label, {}};
-        for (unsigned i = 0; i < 6; i++) {
-            Spec spec = with_rates(scaled(scale * (i % 2 ? 800 : 480) * kJitter[i % 5], 3), label + std::to_string(i));
-            spec.host_cpus = {pinned ? i % 2 : 1};
-            s.runs.push_back(run_of(spec, label + std::to_string(i) + ".json"));
-        }
-        return s;
-    };
-    Report r = compare_sides({side("A", 1), side("B", 0.9)}, {}).value();
-    EXPECT_EQ(r.strata, (std::vector<std::string>{"0", "1"}));
-    const Change& c = row(r, "fork/ops_per_s")->changes[0];
-    EXPECT_EQ(c.strata, 2u);
-    EXPECT_EQ(c.verdict, Decision::different) << c.note;
-    EXPECT_DOUBLE_EQ(*c.p, 2.0 / 400);
-    EXPECT_NE(render(r, {Format::text, false}).find("permuted within each host CPU set the boots ran on (CPU 0 and CPU 1)"),
-              std::string::npos);
-    json j = json::parse(render(r, {Format::json, false}));
-    EXPECT_EQ(j["strata"], json({"0", "1"}));
-    EXPECT_EQ(j["metrics"][0]["sides"][1]["change"]["strata"], 2);
-    EXPECT_EQ(j["sides"][1]["host_cpus"][1], "1");
-    // 0.5 % apart is SAME: the equivalence test, too, judges the spread within each CPU.
-    const Change& same = row(compare_sides({side("A", 1), side("B", 1.005)}, {}).value(), "fork/ops_per_s")->changes[0];
-    EXPECT_EQ(same.verdict, Decision::same) << same.note;
-    EXPECT_LT(*same.detectable_pct, 2);
-    // Over all splits the CPUs' gap hides the change: the same figures with no CPUs recorded.
-    auto unplaced = [](Side s) {
-        for (auto& run : s.runs)
-            run.host_cpus.clear();
-        return s;
-    };
-    Report plain = compare_sides({unplaced(side("A", 1)), unplaced(side("B", 0.9))}, {}).value();
-    EXPECT_TRUE(plain.strata.empty());
-    EXPECT_EQ(row(plain, "fork/ops_per_s")->changes[0].verdict, Decision::unknown);
-    EXPECT_GT(*row(plain, "fork/ops_per_s")->changes[0].detectable_pct, 30);
-    EXPECT_FALSE(has_warning(plain, "different host CPUs"));
-    // Under icount the CPU does not matter; a side that ran on one CPU only is a warning.
-    Report one_cpu = compare_sides({side("A", 1), side("B", 0.9, false)}, {}).value();
-    EXPECT_TRUE(one_cpu.strata.empty());
-    EXPECT_TRUE(has_warning(one_cpu, "the sides ran on different host CPUs (A on CPU 0 and CPU 1, B on CPU 1)")) << testing::PrintToString(one_cpu.warnings);
-}
-
 // -j's default: a boot per host CPU (per guest CPU) under icount, one on the wall clock; more
 // than one asked for on the wall clock is done, with a warning that says why it is unwise.
 TEST(Sequential, BootsAtOnceByClock) {
