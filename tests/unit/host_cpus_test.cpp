@@ -156,9 +156,22 @@ TEST(Verdict, BootsOnTwoHostCpusArePermutedWithinEach) {
     EXPECT_EQ(j["metrics"][0]["sides"][1]["change"]["strata"], 2);
     EXPECT_EQ(j["sides"][1]["host_cpus"][1], "1");
     // 0.5 % apart is SAME: the equivalence test, too, judges the spread within each CPU.
-    const Change& same = row(compare_sides({side("A", 1), side("B", 1.005)}, {}).value(), "fork/ops_per_s")->changes[0];
+    const Report close = compare_sides({side("A", 1), side("B", 1.005)}, {}).value();
+    const Change& same = row(close, "fork/ops_per_s")->changes[0];
     EXPECT_EQ(same.verdict, Decision::same) << same.note;
     EXPECT_LT(*same.detectable_pct, 2);
+    // Three boots a side, one of them on CPU 1 (an ab cut short): no spread within CPU 1, so
+    // SAME and the detectable change fall back to the spread over all; the test still
+    // permutes within each CPU.
+    Side a3 = side("A", 1), b3 = side("B", 1.005);
+    a3.runs.resize(3);
+    b3.runs.resize(3);
+    const Report short_of_boots = compare_sides({a3, b3}, {}).value();
+    const Change& fallback = row(short_of_boots, "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(fallback.strata, 2u);
+    EXPECT_EQ(fallback.verdict, Decision::unknown);
+    ASSERT_TRUE(fallback.detectable_pct);
+    EXPECT_GT(*fallback.detectable_pct, 30);
     // Over all splits the CPUs' gap hides the change: the same figures with no CPUs recorded.
     auto unplaced = [](Side s) {
         for (auto& run : s.runs)
