@@ -5,8 +5,9 @@ test is not told which host CPU each boot ran on, simulated.
 Two host CPUs, one slower by a factor (this machine's CPU 0 ran at 0.6 of CPU 1); 6 boots a
 side, balanced as ab places them (A on CPUs 0 1 0 1 0 1, B on 1 0 1 0 1 0); each boot's rate
 is the CPU's speed times the side's effect times normal noise. Each trial is judged by the
-permutation test of the means over all 924 splits (what ab runs) and by one that permutes
-only within each CPU (400 splits). Prints, per row, how often each rejects at 5 %: with no
+permutation test of the means over all 924 splits (what ab ran before compare took the host
+CPUs as strata) and by one that permutes only within each CPU (400 splits; what compare runs
+now). Prints, per row, how often each rejects at 5 %: with no
 effect that is the false alarm rate, with one it is the power. A simulation, not a
 measurement of initbench: it shows the mechanism, not this host's figures.
 
