@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -67,6 +68,32 @@ TEST(Permutation, WithinHostCpusFindsWhatTheirGapHides) {
     EXPECT_LT(drawn.p, 0.001);
     EXPECT_EQ(permutation_test(big_a, big_b, big_on, big_on).value().p, drawn.p);
     EXPECT_GT(permutation_test(big_a, big_b).value().p, 0.05);
+}
+
+// Beyond 50 samples a side the permutation test gives way to Welch's test, which keeps
+// judging within each host CPU: the CPUs' gap stays out of the spread at any size.
+TEST(Permutation, LargeSamplesStayWithinHostCpus) {
+    V a, b;
+    std::vector<size_t> on;
+    for (size_t i = 0; i < 60; i++) {
+        const double level = i % 2 ? 800 : 480;
+        a.push_back(level * (1 + 0.004 * std::sin(double(i))));
+        b.push_back(level * 0.97 * (1 + 0.004 * std::cos(double(i))));
+        on.push_back(i % 2);
+    }
+    ASSERT_FALSE(permutation_test(a, b, on, on)) << "beyond the sizes it permutes";
+    CompareOptions options;
+    options.method = Method::permutation;
+    options.min_effect_pct = 1;
+    const auto mean = [](const V& v) { return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size()); };
+    const Change within = judge_change(a, b, mean(a), mean(b), Better::higher, options, on, on);
+    EXPECT_EQ(within.strata, 2u);
+    ASSERT_TRUE(within.p);
+    EXPECT_LT(*within.p, 1e-6);
+    EXPECT_EQ(within.verdict, Decision::different) << within.note;
+    const Change over_all = judge_change(a, b, mean(a), mean(b), Better::higher, options);
+    EXPECT_EQ(over_all.strata, 1u);
+    EXPECT_GT(*over_all.p, 0.05) << "over all samples the CPUs' gap hides the change";
 }
 
 // Welch's test and TOST within strata: the CPUs' levels leave the spread, the stratified
