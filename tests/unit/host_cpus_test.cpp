@@ -23,6 +23,23 @@ using stats::StratumSize;
 using stats::tost;
 using stats::welch;
 
+// n boots a side alternating between two host CPUs, one 40 % slower, B's moved by `factor`;
+// a small jitter, the same every time.
+struct TwoCpus {
+    V a, b;
+    std::vector<size_t> on;
+};
+TwoCpus two_cpus(size_t n, double factor) {
+    TwoCpus t;
+    for (size_t i = 0; i < n; i++) {
+        const double level = i % 2 ? 800 : 500;
+        t.a.push_back(level * (1 + 0.004 * std::sin(double(i))));
+        t.b.push_back(level * factor * (1 + 0.004 * std::cos(double(i))));
+        t.on.push_back(i % 2);
+    }
+    return t;
+}
+
 // Boots on two host CPUs, one 40 % slower, each side's boots on both alike (ab -j 2 on the
 // wall clock): permuted within each CPU a 3 % change stands out; over all splits the CPUs'
 // gap hides it.
@@ -54,33 +71,19 @@ TEST(Permutation, WithinHostCpusFindsWhatTheirGapHides) {
     EXPECT_FALSE(permutation_test(V{1, 2}, V{3, 4}, std::vector<size_t>{0}, std::vector<size_t>{0, 0}))
         << "a stratum for every sample";
     // Too many splits to count (C(16, 8)^2): random ones within each CPU, the same every time.
-    V big_a, big_b;
-    std::vector<size_t> big_on;
-    for (size_t i = 0; i < 16; i++) {
-        const double level = i % 2 ? 800 : 500;
-        big_a.push_back(level * (1 + 0.004 * std::sin(double(i))));
-        big_b.push_back(level * 1.03 * (1 + 0.004 * std::cos(double(i))));
-        big_on.push_back(i % 2);
-    }
-    auto drawn = permutation_test(big_a, big_b, big_on, big_on).value();
+    const TwoCpus big = two_cpus(16, 1.03);
+    auto drawn = permutation_test(big.a, big.b, big.on, big.on).value();
     EXPECT_FALSE(drawn.exact);
     EXPECT_EQ(drawn.splits, double(kDraws));
     EXPECT_LT(drawn.p, 0.001);
-    EXPECT_EQ(permutation_test(big_a, big_b, big_on, big_on).value().p, drawn.p);
-    EXPECT_GT(permutation_test(big_a, big_b).value().p, 0.05);
+    EXPECT_EQ(permutation_test(big.a, big.b, big.on, big.on).value().p, drawn.p);
+    EXPECT_GT(permutation_test(big.a, big.b).value().p, 0.05);
 }
 
 // Beyond 50 samples a side the permutation test gives way to Welch's test, which keeps
 // judging within each host CPU: the CPUs' gap stays out of the spread at any size.
 TEST(Permutation, LargeSamplesStayWithinHostCpus) {
-    V a, b;
-    std::vector<size_t> on;
-    for (size_t i = 0; i < 60; i++) {
-        const double level = i % 2 ? 800 : 480;
-        a.push_back(level * (1 + 0.004 * std::sin(double(i))));
-        b.push_back(level * 0.97 * (1 + 0.004 * std::cos(double(i))));
-        on.push_back(i % 2);
-    }
+    const auto [a, b, on] = two_cpus(60, 0.97);
     ASSERT_FALSE(permutation_test(a, b, on, on)) << "beyond the sizes it permutes";
     CompareOptions options;
     options.method = Method::permutation;
