@@ -71,18 +71,24 @@ TEST(RunChild, StderrKeepsTheLast8KiB) {
     EXPECT_TRUE(o.stderr_text.ends_with("line-1999\n"));
 }
 
-TEST(RunChild, TimeoutKillsTheChild) {
+// Runs a script that prints a process id and outlives a one-second timeout; the outcome and
+// that id.
+std::pair<ChildOutcome, pid_t> time_out_printing_pid(const std::string& script) {
     std::string got;
-    ChildRun r = sh("echo $$; exec sleep 100", 1);
+    ChildRun r = sh(script, 1);
     r.on_output = [&](std::string_view s) {
         got += s;
         return false;
     };
     const ChildOutcome o = run_child(r);
+    return {o, std::atoi(got.c_str())};
+}
+
+TEST(RunChild, TimeoutKillsTheChild) {
+    const auto [o, pid] = time_out_printing_pid("echo $$; exec sleep 100");
     EXPECT_EQ(o.end, End::timeout);
     EXPECT_GE(o.wall_s, 0.9);
     EXPECT_LT(o.wall_s, 5);
-    const pid_t pid = std::atoi(got.c_str());
     ASSERT_GT(pid, 1);
     errno = 0;
     EXPECT_EQ(::kill(pid, 0), -1);
@@ -90,15 +96,8 @@ TEST(RunChild, TimeoutKillsTheChild) {
 }
 
 TEST(RunChild, TimeoutKillsTheWholeGroup) {
-    std::string got;
-    ChildRun r = sh("sleep 100 & echo $!; wait", 1);
-    r.on_output = [&](std::string_view s) {
-        got += s;
-        return false;
-    };
-    const ChildOutcome o = run_child(r);
+    const auto [o, grandchild] = time_out_printing_pid("sleep 100 & echo $!; wait");
     EXPECT_EQ(o.end, End::timeout);
-    const pid_t grandchild = std::atoi(got.c_str());
     ASSERT_GT(grandchild, 1);
     EXPECT_TRUE(gone_within(grandchild, 3));
 }
