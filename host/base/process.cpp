@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <thread>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -160,6 +161,7 @@ ChildOutcome run_child(const ChildRun& run) {
         return out;
     };
     int status = 0;
+    rusage usage{};
     bool reaped = false;
     while (!reaped) {
         double now = now_s();
@@ -203,11 +205,13 @@ ChildOutcome run_child(const ChildRun& run) {
                 keep_tail(out.stderr_text, std::string_view(buf, size_t(n)));
         }
         if (!out_open && !err_open)
-            reaped = ::waitpid(pid, &status, WNOHANG) == pid;
+            reaped = ::wait4(pid, &status, WNOHANG, &usage) == pid;
     }
     if (!reaped)
-        ::waitpid(pid, &status, 0);
+        ::wait4(pid, &status, 0, &usage);
     out.wall_s = now_s() - t0;
+    out.cpu_s = double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
     record_status(status, out);
     return out;
 }

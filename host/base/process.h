@@ -29,6 +29,7 @@ struct ChildOutcome {
     int exit_code = -1;  // when exited normally
     int term_signal = 0; // when killed by a signal, or the signal that interrupted us
     double wall_s = 0;
+    double cpu_s = -1;        // the child's CPU time, all its threads (wait4's rusage); -1 if killed
     double first_output_s = -1;
     double complete_s = -1;   // when on_output said complete
     std::string stderr_text;  // the child's stderr (last 8 KiB)

@@ -1,5 +1,6 @@
 #include "host/boot/boot.h"
 
+#include "host/base/host_load.h"
 #include "host/base/process.h"
 #include "host/boot/delay_loop.h"
 #include "host/results/environment.h"
@@ -7,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -71,6 +73,7 @@ struct Attempt {
     std::vector<std::string> argv;
     ChildOutcome child;
     LogParser parser;
+    std::optional<double> others_busy_cpus; // other work on the host meanwhile (host_load.h)
 };
 
 void attempt(const RunOptions& o, const BootSpec& spec, double first_output_deadline, Attempt& a,
@@ -89,8 +92,12 @@ void attempt(const RunOptions& o, const BootSpec& spec, double first_output_dead
             (void)!::write(2, bytes.data(), bytes.size());
         return end.saw_end(bytes);
     };
+    const auto load = mark_host_load();
     a.child = run_child(run);
     a.parser.finish();
+    if (const auto after = mark_host_load(); load && after && a.child.cpu_s >= 0)
+        if (auto others = others_busy_cpus(load.value(), after.value(), a.child.cpu_s))
+            a.others_busy_cpus = others.value();
 }
 
 // --accel auto: whether KVM is worth a boot here; when not, `note` says why TCG runs.
@@ -124,6 +131,7 @@ nlohmann::json host_facts(const RunOptions& o, const BootSpec& spec, const Attem
         {"memory_mb", spec.memory_mb},
         {"host_kernel", host_release()},
         {"host_cpus", allowed_host_cpus()},
+        {"others_busy_cpus", a.others_busy_cpus ? nlohmann::json(*a.others_busy_cpus) : nlohmann::json()},
         {"wall",
          {{"total_s", c.wall_s},
           {"first_output_s", c.first_output_s},

@@ -172,6 +172,17 @@ bool parameters_agree(const BisectCli& cli, const RunFile& base, const RunFile& 
     return true;
 }
 
+// The step's last words: the other work on the host beside its boots, if there was much, and
+// its decision.
+int conclude(const StepBoots& boots, const StepDecision& decision) {
+    if (auto busy = busy_host_warning({Side{"the step", boots.steps}, Side{"the baseline kernel", boots.bases}});
+        !busy.empty())
+        bisect_say("warning: " + busy);
+    if (!decision.why.empty())
+        bisect_say(decision.why);
+    return decision.exit_code;
+}
+
 int run_step(BisectCli& cli, const char* argv0) {
     auto planned = plan(cli, argv0);
     if (!planned) {
@@ -239,11 +250,8 @@ int run_step(BisectCli& cli, const char* argv0) {
     for (;;) {
         const Look look = look_at(looks, boots.steps.size());
         Judged j = judge_step(cli, judged, boots.steps, 1 - look.alpha);
-        if (j.final || j.decision.exit_code != kBisectSkip || boots.steps.size() >= looks.max_boots) {
-            if (!j.decision.why.empty())
-                bisect_say(j.decision.why);
-            return j.decision.exit_code;
-        }
+        if (j.final || j.decision.exit_code != kBisectSkip || boots.steps.size() >= looks.max_boots)
+            return conclude(boots, j.decision);
         bisect_say("look " + std::to_string(look.number) + " of " + std::to_string(looks.looks()) + ": " +
             j.decision.why + "; one more boot" + (boots.baseline ? " of each" : ""));
         if (int rc = boots.pair(); rc != kBisectGood)

@@ -38,6 +38,9 @@ struct RunFile {
     // The host CPUs the boot was allowed to run on ("1", "0,1"; host.host_cpus), "" where the
     // document does not say. ab pins each boot; CPUs of one host can differ in speed.
     std::string host_cpus;
+    // Other work on the host while the boot ran, in CPUs' worth (host.others_busy_cpus);
+    // none where the document does not say.
+    std::optional<double> others_busy_cpus;
     nlohmann::json experiment = nlohmann::json::object(); // what must match to compare
     size_t kernel_events = 0;                             // WARN/oops/BUG records
     std::vector<nlohmann::json> records;                  // the measurement records, in order

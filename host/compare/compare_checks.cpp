@@ -1,5 +1,8 @@
 #include "host/compare/compare_checks.h"
 
+#include "common/text.h"
+
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -187,9 +190,38 @@ Status check_sides(const std::vector<Side>& sides, const CompareOptions& options
     IB_TRY(check_experiments(sides, options, report.warnings));
     identity_warnings(sides, report.warnings);
     environment_warnings(sides, report.environment_warnings);
+    if (auto busy = busy_host_warning(sides); !busy.empty())
+        report.environment_warnings.push_back(std::move(busy));
     report.warnings.insert(report.warnings.end(), report.environment_warnings.begin(),
                            report.environment_warnings.end());
     return ok();
+}
+
+std::string busy_host_warning(const std::vector<Side>& sides) {
+    constexpr double kBusy = 0.5; // CPUs' worth: more than the odd daemon
+    std::string busy;
+    for (const auto& side : sides) {
+        size_t n = 0, known = 0;
+        double most = 0;
+        for (const auto& run : side.runs) {
+            if (run.clock != "wall" || !run.others_busy_cpus)
+                continue;
+            known++;
+            if (*run.others_busy_cpus >= kBusy) {
+                n++;
+                most = std::max(most, *run.others_busy_cpus);
+            }
+        }
+        if (n)
+            busy += (busy.empty() ? "" : ", ") + side.label + " " + std::to_string(n) + " of " +
+                    std::to_string(known) + " (up to " + format_number(most, "%.2f") + " CPUs)";
+    }
+    if (busy.empty())
+        return "";
+    return "runs shared the host with other work, " + format_number(kBusy, "%g") +
+           " CPUs' worth or more (host.others_busy_cpus): " + busy +
+           "; on the wall clock other work can slow a boot even from other CPUs (caches, memory, I/O, "
+           "kernel threads), so part of a change or of its spread may be the host's";
 }
 
 SideInfo side_info(const Side& side) {

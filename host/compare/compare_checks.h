@@ -16,6 +16,11 @@ Status check_sides(const std::vector<Side>& sides, const CompareOptions& options
 // command lines apart ("nokaslr console=ttyS0").
 std::string kernel_params(const std::string& cmdline);
 
+// Which runs of the sides shared the host with other work, 0.5 CPUs' worth or more
+// (host.others_busy_cpus), on the wall clock, where it can slow a boot even from other CPUs:
+// the warning compare gives and bisect-step says, or "" when none did.
+std::string busy_host_warning(const std::vector<Side>& sides);
+
 // The side as the report names it: label, files, kernel, QEMU and image.
 SideInfo side_info(const Side& side);
 

@@ -105,6 +105,8 @@ Result<RunFile> parse_run_document(std::string_view text, const std::string& pat
     if (const auto cpus = host.find("host_cpus"); cpus != host.end() && cpus->is_array())
         for (const auto& cpu : *cpus)
             run.host_cpus += (run.host_cpus.empty() ? "" : ",") + cpu.dump();
+    if (const auto others = host.find("others_busy_cpus"); others != host.end() && others->is_number())
+        run.others_busy_cpus = others->get<double>();
     return run;
 }
 

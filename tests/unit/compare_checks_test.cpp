@@ -160,6 +160,31 @@ TEST(Compare, WarnsWhenQemuOrImageBuildsDiffer) {
     EXPECT_EQ(report_json(commit)["sides"][1]["image"], "0.1.0 (abc-dirty)");
 }
 
+// Runs that shared the host with other work (host.others_busy_cpus) are named on the wall
+// clock, where it can slow a boot; under icount it changes nothing a run measures.
+TEST(Compare, WarnsOfRunsBesideOtherWorkOnTheHost) {
+    auto side = [](const std::string& label, std::vector<std::optional<double>> others, const std::string& clock) {
+        Side s{label, {}};
+        for (size_t i = 0; i < others.size(); i++) {
+            Spec spec = with_rates(scaled(200 * kJitter[i % 5]), label + std::to_string(i));
+            spec.clock = clock;
+            spec.others_busy_cpus = others[i];
+            s.runs.push_back(run_of(spec, label + std::to_string(i) + ".json"));
+        }
+        return s;
+    };
+    const auto busy = compare_sides({side("A", {0.02, 0.1, std::nullopt}, "wall"), side("B", {0.93, 0.04, 0.61}, "wall")}, {});
+    ASSERT_TRUE(busy.ok()) << busy.error().message();
+    EXPECT_TRUE(has_warning(busy.value(), "runs shared the host with other work, 0.5 CPUs' worth or more "
+                                          "(host.others_busy_cpus): B 2 of 3 (up to 0.93 CPUs)"))
+        << testing::PrintToString(busy.value().warnings);
+    EXPECT_EQ(busy.value().environment_warnings.size(), 1u) << "also on stderr, with the environment's";
+    const auto quiet = compare_sides({side("A", {0.02, 0.1, 0.3}, "wall"), side("B", {0.49, 0.04, std::nullopt}, "wall")}, {});
+    EXPECT_FALSE(has_warning(quiet.value(), "other work"));
+    const auto icount = compare_sides({side("A", {0.9, 0.9}, "icount"), side("B", {0.9, 0.9}, "icount")}, {});
+    EXPECT_FALSE(has_warning(icount.value(), "other work"));
+}
+
 // ---- output ------------------------------------------------------------------------------
 
 TEST(Render, TextLooksLikeMmtests) {

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,7 @@ struct Spec {
     // The environment: "" leaves it out, as documents written before it was recorded.
     std::string qemu, image_version, image_commit;
     std::vector<unsigned> host_cpus; // host.host_cpus; empty leaves it out
+    std::optional<double> others_busy_cpus; // host.others_busy_cpus; none leaves it out
 };
 
 inline json make_doc(const Spec& s) {
@@ -118,6 +120,8 @@ inline json make_doc(const Spec& s) {
                  {"records", records}};
     if (!s.host_cpus.empty())
         doc["host"]["host_cpus"] = s.host_cpus;
+    if (s.others_busy_cpus)
+        doc["host"]["others_busy_cpus"] = *s.others_busy_cpus;
     if (!s.qemu.empty())
         doc["environment"] = {{"qemu", {{"binary", "qemu-system-x86_64"}, {"banner", s.qemu}}}};
     return doc;
