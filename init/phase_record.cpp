@@ -44,7 +44,7 @@ Snapshot snapshot(const LoadGroup* group) {
         return s;
     s.ops = group->total_ops();
     s.failures = group->failures();
-    s.per_worker = group->ops_per_worker();
+    s.per_worker = group->marks();
     s.cpu = group->cgroup_cpu();
     s.limit_hits = group->cgroup_event("pids.events", "max");
     s.oom_kills = group->cgroup_event("memory.events", "oom_kill");
@@ -147,20 +147,20 @@ void PhaseRecorder::add_load_results(nlohmann::json& rec, const std::string& pha
                                      const StopReport& stopped, double window_s, uint64_t memory_mb) const {
     const double elapsed = std::max(window_s, 1e-9);
     const uint64_t ops = s1.ops - s0.ops;
+    const double rate = ops_per_second(s0.per_worker, s1.per_worker, elapsed);
     const std::string unit = std::string(part.load->op_unit()) + "/s";
     std::vector<uint64_t> per_worker;
     for (size_t i = 0; i < s1.per_worker.size(); i++)
-        per_worker.push_back(s1.per_worker[i] - s0.per_worker[i]);
+        per_worker.push_back(s1.per_worker[i].ops - s0.per_worker[i].ops);
     rec["ops"] = ops;
     rec["ops_per_worker"] = per_worker;
+    rec["ops_span_s"] = op_spans(s0.per_worker, s1.per_worker, elapsed);
     rec["metrics"] = {
-        {"ops_per_s", metric(double(ops) / elapsed, unit, "hmean", "higher")},
-        {"ops_per_s_per_worker",
-         metric(double(ops) / elapsed / part.params.workers, unit, "hmean", "higher")}};
+        {"ops_per_s", metric(rate, unit, "hmean", "higher")},
+        {"ops_per_s_per_worker", metric(rate / part.params.workers, unit, "hmean", "higher")}};
     if (part.load->bytes_per_op)
-        rec["metrics"]["mb_per_s"] =
-            metric(double(ops * part.load->bytes_per_op(part.params)) / elapsed / 1e6, "MB/s",
-                   "hmean", "higher");
+        rec["metrics"]["mb_per_s"] = metric(rate * double(part.load->bytes_per_op(part.params)) / 1e6,
+                                            "MB/s", "hmean", "higher");
     // The window's CPU time from the cgroup; without one, start to stop by getrusage.
     if (s0.cpu && s1.cpu)
         rec["cpu"] = {{"user_s", s1.cpu->user_s - s0.cpu->user_s},
@@ -201,7 +201,7 @@ void PhaseRecorder::add_load_results(nlohmann::json& rec, const std::string& pha
 void PhaseRecorder::add_program_results(nlohmann::json& rec, const std::string& phase_name, const PhaseLoad& part,
                                         const LoadGroup& group, const ProgramRun& run) const {
     const std::string key = "load." + part.external->name;
-    for (const char* field : {"ops", "ops_per_worker"})
+    for (const char* field : {"ops", "ops_per_worker", "ops_span_s"})
         rec.erase(field);
     rec["metrics"] = nlohmann::json::object();
     const ExternalParams& own = *external_params_of(part.params);

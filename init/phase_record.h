@@ -34,7 +34,7 @@ struct ProgramRun {
 struct Snapshot {
     double t = 0;
     uint64_t ops = 0, failures = 0;
-    std::vector<uint64_t> per_worker;
+    std::vector<WorkerMark> per_worker;
     std::optional<CpuTime> cpu;
     std::optional<uint64_t> forks, limit_hits, oom_kills, memory_peak;
 };

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <string>
 #include <string_view>
+#include <time.h>
 #include <vector>
 
 namespace initbench {
@@ -43,6 +44,9 @@ const T& own_params(const LoadParams& p) {
 // A cache line each: workers must not contend on each other's counts.
 struct alignas(64) WorkerSlot {
     std::atomic<uint64_t> ops{0};
+    // CLOCK_MONOTONIC ns when the latest counted operation ended; ready() sets it once, when
+    // the first began. A window's rate is then whole operations over the time they took.
+    std::atomic<uint64_t> last_op_ns{0};
     std::atomic<uint64_t> failures{0}; // task creations refused (task limit, memory)
     std::atomic<uint32_t> ready{0};    // set up and running: the measurement may begin
 };
@@ -54,9 +58,22 @@ struct WorkerContext {
     WorkerSlot* slot = nullptr;
     template <typename T>
     const T& own() const { return own_params<T>(*params); }
-    void count(uint64_t n = 1) const { slot->ops.fetch_add(n, std::memory_order_relaxed); }
+    void count(uint64_t n = 1) const {
+        slot->ops.fetch_add(n, std::memory_order_relaxed);
+        slot->last_op_ns.store(now_ns(), std::memory_order_relaxed);
+    }
     void failed() const { slot->failures.fetch_add(1, std::memory_order_relaxed); }
-    void ready() const { slot->ready.store(1, std::memory_order_release); }
+    void ready() const {
+        // Only the first start: after a respawn (churn) the time without a worker counts.
+        uint64_t never = 0;
+        slot->last_op_ns.compare_exchange_strong(never, now_ns(), std::memory_order_relaxed);
+        slot->ready.store(1, std::memory_order_release);
+    }
+    static uint64_t now_ns() {
+        timespec ts{};
+        ::clock_gettime(CLOCK_MONOTONIC, &ts);
+        return uint64_t(ts.tv_sec) * 1'000'000'000u + uint64_t(ts.tv_nsec);
+    }
 };
 
 unsigned online_cpus();

@@ -219,6 +219,34 @@ std::vector<uint64_t> LoadGroup::ops_per_worker() const {
     return out;
 }
 
+std::vector<WorkerMark> LoadGroup::marks() const {
+    std::vector<WorkerMark> out;
+    for (unsigned i = 0; i < params_.workers; i++)
+        out.push_back({.ops = slots_[i].ops.load(std::memory_order_relaxed),
+                       .last_op_ns = slots_[i].last_op_ns.load(std::memory_order_relaxed)});
+    return out;
+}
+
+std::vector<double> op_spans(const std::vector<WorkerMark>& open, const std::vector<WorkerMark>& close,
+                             double window_s) {
+    std::vector<double> spans;
+    for (size_t i = 0; i < std::min(open.size(), close.size()); i++) {
+        const bool timed = close[i].ops > open[i].ops && open[i].last_op_ns &&
+                           close[i].last_op_ns > open[i].last_op_ns;
+        spans.push_back(timed ? double(close[i].last_op_ns - open[i].last_op_ns) * 1e-9 : window_s);
+    }
+    return spans;
+}
+
+double ops_per_second(const std::vector<WorkerMark>& open, const std::vector<WorkerMark>& close,
+                      double window_s) {
+    const std::vector<double> spans = op_spans(open, close, window_s);
+    double rate = 0;
+    for (size_t i = 0; i < spans.size(); i++)
+        rate += double(close[i].ops - open[i].ops) / spans[i];
+    return rate;
+}
+
 uint64_t LoadGroup::failures() const {
     uint64_t sum = 0;
     for (unsigned i = 0; i < params_.workers; i++)

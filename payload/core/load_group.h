@@ -45,6 +45,24 @@ struct WorkerExit {
     int status; // as from waitpid
 };
 
+// One worker's counters as read at a window's edge.
+struct WorkerMark {
+    uint64_t ops = 0;
+    uint64_t last_op_ns = 0; // 0: the worker has not started
+};
+
+// The time each worker's operations in a window took: from its last completion before the
+// window opened to its last before it closed. An operation the window cut at either end then
+// does not move the rate (under --clock icount, one fork in 179 did, in one boot in ten). A
+// worker without a mark at the open, or with no completion inside, gets `window_s`. A
+// completion between the reads of a worker's two counters can make one operation too many or
+// too few, as the window's edge did before.
+std::vector<double> op_spans(const std::vector<WorkerMark>& open, const std::vector<WorkerMark>& close,
+                             double window_s);
+// Operations per second over a window: each worker's operations over its span, summed.
+double ops_per_second(const std::vector<WorkerMark>& open, const std::vector<WorkerMark>& close,
+                      double window_s);
+
 class LoadGroup {
 public:
     static Result<std::unique_ptr<LoadGroup>> start(const LoadSpec& spec, const LoadParams& params,
@@ -66,6 +84,7 @@ public:
 
     uint64_t total_ops() const;
     std::vector<uint64_t> ops_per_worker() const;
+    std::vector<WorkerMark> marks() const;
     uint64_t failures() const; // task creations the kernel refused, all workers
     // Workers that died on their own while the phase ran (OOM kill, crash): collected
     // without blocking; the phase records them.

@@ -56,11 +56,15 @@ nlohmann::json run_once(const LoadSpec& spec, const LoadParams& params, double s
     const bool ready = group.wait_ready(t_start + 120, exits);
     sleep_until(monotonic_seconds() + 0.5);
     const double t0 = monotonic_seconds();
-    const uint64_t ops0 = group.total_ops();
+    const std::vector<WorkerMark> open = group.marks();
     const double cpu0 = workers_cpu_s(group);
     sleep_until(t0 + seconds);
-    const uint64_t ops = group.total_ops() - ops0;
+    const std::vector<WorkerMark> close = group.marks();
     const double elapsed = monotonic_seconds() - t0;
+    uint64_t ops = 0;
+    for (size_t i = 0; i < close.size(); i++)
+        ops += close[i].ops - open[i].ops;
+    const double rate = ops_per_second(open, close, elapsed);
     const double cpu = workers_cpu_s(group) - cpu0;
     const StopReport stopped = group.stop();
     const double wall = monotonic_seconds() - t_start;
@@ -69,7 +73,7 @@ nlohmann::json run_once(const LoadSpec& spec, const LoadParams& params, double s
                        {"op_unit", spec.op_unit()},
                        {"seconds", elapsed},
                        {"ops", ops},
-                       {"ops_per_s", double(ops) / elapsed},
+                       {"ops_per_s", rate},
                        {"failures", group.failures()},
                        {"ready", ready},
                        {"cpu_s", cpu},
@@ -78,7 +82,7 @@ nlohmann::json run_once(const LoadSpec& spec, const LoadParams& params, double s
                        {"user_s", stopped.cpu.user_s},
                        {"sys_s", stopped.cpu.sys_s}};
     if (spec.bytes_per_op)
-        out["mb_per_s"] = double(ops * spec.bytes_per_op(params)) / elapsed / 1e6;
+        out["mb_per_s"] = rate * double(spec.bytes_per_op(params)) / 1e6;
     if (!exits.empty())
         out["early_exits"] = exits.size();
     return out;

@@ -451,6 +451,47 @@ TEST(ForkLoad, SpinAddsItsTimeToEachOperation) {
               (nlohmann::json{{"workers", 1}}));
 }
 
+// A worker that ends an operation every 1/178.6 s, as the fork load did under icount: two
+// one-second windows opened at different points of an operation count 179 and 178 of them,
+// 0.56 % apart, where their time gives the same rate to the nanosecond's rounding.
+TEST(OpSpans, WholeOperationsOverTheTimeTheyTook) {
+    const double op_s = 1 / 178.6;
+    auto mark = [&](uint64_t ops) { return WorkerMark{.ops = ops, .last_op_ns = uint64_t(std::llround(ops * op_s * 1e9))}; };
+    for (const auto& [first, last] : {std::pair{10u, 189u}, std::pair{11u, 189u}}) {
+        const std::vector<WorkerMark> open{mark(first)}, close{mark(last)};
+        EXPECT_NEAR(ops_per_second(open, close, 1.0), 178.6, 1e-4) << last - first << " operations";
+    }
+    // Two workers: each over its own span, summed. One without a start mark, or with no
+    // operation inside the window, has the window's length.
+    const std::vector<WorkerMark> open{{.ops = 5, .last_op_ns = 1'000'000'000}, {.ops = 0, .last_op_ns = 0},
+                                       {.ops = 7, .last_op_ns = 3'000'000'000}};
+    const std::vector<WorkerMark> close{{.ops = 25, .last_op_ns = 1'500'000'000}, {.ops = 30, .last_op_ns = 2'000'000'000},
+                                        {.ops = 7, .last_op_ns = 3'000'000'000}};
+    EXPECT_EQ(op_spans(open, close, 0.6), (std::vector<double>{0.5, 0.6, 0.6}));
+    EXPECT_DOUBLE_EQ(ops_per_second(open, close, 0.6), 20 / 0.5 + 30 / 0.6);
+}
+
+// The worker stamps when it starts (before any operation ends) and at every operation's end,
+// so that a window's span is measured in the worker, not where the window's edges fell.
+TEST(LoadGroup, MarksWhenEachWorkersLastOperationEnded) {
+    auto group = start_load("fork", "initbench.workers=1 initbench.fork.spin_us=100000");
+    ASSERT_TRUE(group);
+    std::vector<WorkerExit> exits;
+    ASSERT_TRUE(group->wait_ready(monotonic_seconds() + 20, exits));
+    const auto started = group->marks();
+    const auto now_ns = [] { return uint64_t(monotonic_seconds() * 1e9); };
+    ASSERT_EQ(started.size(), 1u);
+    EXPECT_GT(started[0].last_op_ns, 0u) << "ready() marks the start";
+    EXPECT_LE(started[0].last_op_ns, now_ns());
+    ASSERT_TRUE(wait_for_ops(*group, started[0].ops + 3));
+    const auto later = group->marks();
+    const uint64_t read_ns = now_ns();
+    // Three or more operations of at least 100 ms each ended since, the last before the read.
+    EXPECT_GE(later[0].last_op_ns - started[0].last_op_ns, (later[0].ops - started[0].ops) * 99'000'000u);
+    EXPECT_LE(later[0].last_op_ns, read_ns);
+    EXPECT_EQ(group->stop().left, 0u);
+}
+
 TEST(LoadGroup, ChurnRespawnsAndCountingGoesOn) {
     auto group = start_load("fork", "initbench.workers=2");
     ASSERT_TRUE(group);
