@@ -82,6 +82,14 @@ class LoadPhases(BootTest):
                 self.assertEqual(sum(p["ops_per_worker"]), p["ops"])
                 rate = p["metrics"]["ops_per_s"]
                 self.assertGreater(rate["value"], 0)
+                # Whole operations over the time they took, each worker's span within an
+                # operation or so of the window (the guest's own clock reads).
+                spans = p["ops_span_s"]
+                self.assertAlmostEqual(sum(n / s for n, s in zip(p["ops_per_worker"], spans)), rate["value"],
+                                       delta=rate["value"] * 1e-9)
+                self.assertTrue(all(0 < s < 2 * p["duration_s"] for s in spans), spans)
+                if min(p["ops_per_worker"]) >= 2:  # timed in the worker, not the window's length
+                    self.assertTrue(all(s != p["duration_s"] for s in spans), spans)
                 self.assertEqual(rate["agg"], "hmean")
                 self.assertTrue(rate["unit"].endswith("/s"))
                 samples = p["samples"]["ops_per_s"]
