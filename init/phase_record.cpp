@@ -42,9 +42,10 @@ Snapshot snapshot(const LoadGroup* group) {
         s.forks = keyed_value(stat.value(), "processes");
     if (!group)
         return s;
-    s.ops = group->total_ops();
+    s.per_worker = group->marks(); // one read: ops is their sum, as the record's ops_per_worker
+    for (const WorkerMark& m : s.per_worker)
+        s.ops += m.ops;
     s.failures = group->failures();
-    s.per_worker = group->marks();
     s.cpu = group->cgroup_cpu();
     s.limit_hits = group->cgroup_event("pids.events", "max");
     s.oom_kills = group->cgroup_event("memory.events", "oom_kill");
