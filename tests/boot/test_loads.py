@@ -401,8 +401,13 @@ class LoadModes(BootTest):
                 rate = load["metrics"]["ops_per_s"]
                 self.assertEqual((rate["unit"], rate["agg"], rate["better"]),
                                  (load["op_unit"] + "/s", "hmean", "higher"))
-                # The phase's one window times every load's rate.
-                self.assertAlmostEqual(rate["value"], load["ops"] / window, delta=1e-6 * rate["value"])
+                # Each load's rate is its workers' whole operations over the time they took,
+                # as for a phase with one load; not its ops over the shared window.
+                self.assertEqual(sum(load["ops_per_worker"]), load["ops"])
+                spans = load["ops_span_s"]
+                self.assertAlmostEqual(sum(n / s for n, s in zip(load["ops_per_worker"], spans)), rate["value"],
+                                       delta=1e-9 * rate["value"])
+                self.assertTrue(all(0 < s < 2 * window for s in spans), spans)
                 # At the top too, named after the load: compare pairs each load's rate.
                 self.assertEqual(both["metrics"][load["name"] + ".ops_per_s"], rate)
                 self.assertEqual(len(both["samples"][load["name"] + ".ops_per_s"]), 4)
