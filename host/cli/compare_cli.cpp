@@ -154,8 +154,10 @@ void add_compare_command(CLI::App& app) {
                     "auto: welch under --clock icount, permutation on the wall clock; welch: "
                     "Welch's t-test; permutation: the permutation test of the means (no "
                     "assumption of normal noise); lkp: >= 3 samples a side and separated ranges; "
-                    "threshold: the minimum effect alone (deterministic clocks)")
-        ->check(CLI::IsMember({"auto", "welch", "permutation", "lkp", "threshold"}))
+                    "threshold: the minimum effect alone (deterministic clocks); paired: run i "
+                    "of each side against run i of the base (files given in boot order, booted "
+                    "one after the other), the t-test of their log ratios")
+        ->check(CLI::IsMember({"auto", "welch", "permutation", "lkp", "threshold", "paired"}))
         ->capture_default_str();
     cmd->add_option("--unit", cli->unit,
                     "What one sample is: round (judged on any clock), run (a file: the mean of "

@@ -44,21 +44,28 @@ void add_equivalence_and_power(Change& c, std::span<const double> base, std::spa
             c.equivalence_p = 0;
         return;
     }
-    const double scale = std::fabs(base_amean) / 100; // one percent of the base
-    const double margin = options.min_effect_pct * scale;
     const double level = alpha < 0.5 ? 1 - 2 * alpha : options.confidence; // TOST's interval
-    auto w = strata.given() ? stats::welch(base, next, strata.base, strata.next, level) : stats::welch(base, next, level);
-    if (!w && strata.given()) // a stratum with one sample a side: the spread over all
+    const bool paired = options.method == Method::paired;
+    // Paired: differences of log ratios, against the margin ln(1 + min-effect), the nearer
+    // of its two bounds (ln(1 - m) is farther): SAME there is within +-min-effect.
+    const double scale = paired ? 0.01 : std::fabs(base_amean) / 100; // one percent of the base
+    const double margin = paired ? std::log1p(options.min_effect_pct / 100) : options.min_effect_pct * scale;
+    auto to_pct = [&](double diff) { return paired ? std::expm1(diff) * 100 : diff / scale; };
+    auto w = paired ? stats::paired_log_ratio(base, next, level)
+             : strata.given() ? stats::welch(base, next, strata.base, strata.next, level)
+                              : stats::welch(base, next, level);
+    if (!w && strata.given() && !paired) // a stratum with one sample a side: the spread over all
         w = stats::welch(base, next, level);
     if (!w)
         return;
     if (alpha < 0.5)
         c.equivalence_p = stats::tost(w.value(), margin).p;
-    // The spread a side of this size would show alone: its share of the difference's se^2.
+    // The spread a side of this size would show alone: its share of the difference's se^2
+    // (paired: all of it is the ratios', var_b).
     const double sd_a = std::sqrt(w.value().var_a * double(base.size()));
     const double sd_b = std::sqrt(w.value().var_b * double(next.size()));
     if (auto d = stats::detectable_difference(sd_a, base.size(), sd_b, next.size(), alpha))
-        c.detectable_pct = d.value() / scale;
+        c.detectable_pct = to_pct(d.value());
     if (auto n = stats::samples_to_detect(sd_a, sd_b, margin, alpha)) {
         c.samples_needed = std::max({*n, base.size(), next.size()});
         if (permutes(options.method)) // no fewer than can reach alpha at all
@@ -137,10 +144,20 @@ Change judge_change(std::span<const double> base, std::span<const double> next, 
     c.pct = stats::percent_change(base_mean, next_mean);
     const bool permutation = permutes(options.method);
     const Strata strata{base_strata, next_strata};
-    if (permutation)
+    std::string paired_refused;
+    if (permutation) {
         permutation_p(c, base, next, strata, options.confidence);
-    else if (auto w = stats::welch(base, next, options.confidence))
+    } else if (options.method == Method::paired) {
+        // The change is the pairs' geometric mean ratio, the figure the test is of.
+        if (auto w = stats::paired_log_ratio(base, next, options.confidence)) {
+            c.p = w.value().p;
+            c.pct = std::expm1(w.value().diff) * 100;
+        } else {
+            paired_refused = w.error().message();
+        }
+    } else if (auto w = stats::welch(base, next, options.confidence)) {
         c.p = w.value().p;
+    }
     const bool moved = c.pct ? std::fabs(*c.pct) >= options.min_effect_pct : base_mean != next_mean;
     add_equivalence_and_power(c, base, next, strata, options);
     const bool equivalent = c.equivalence_p && *c.equivalence_p < 1 - options.confidence;
@@ -158,6 +175,12 @@ Change judge_change(std::span<const double> base, std::span<const double> next, 
             c.note = "the permutation test needs 2 samples a side (has " + std::to_string(base.size()) +
                      " and " + std::to_string(next.size()) + ")";
         else if (c.p)
+            c.significant = *c.p < 1 - options.confidence && moved;
+        break;
+    case Method::paired:
+        if (!c.p)
+            c.note = paired_refused;
+        else
             c.significant = *c.p < 1 - options.confidence && moved;
         break;
     case Method::lkp:
@@ -219,6 +242,20 @@ SampleUnit choose_unit(const std::vector<Side>& sides, SampleUnit asked) {
     bool all_pooled =
         std::all_of(sides.begin(), sides.end(), [](const Side& s) { return s.runs.size() >= 2; });
     return all_pooled ? SampleUnit::run : SampleUnit::round;
+}
+
+// The paired test takes run i of every side as one pair: as many runs on each, and the runs
+// (their rounds pooled) as the samples.
+Status check_pairs(const std::vector<Side>& sides, SampleUnit unit) {
+    if (unit == SampleUnit::round)
+        return Error{"--method paired pairs runs, not rounds: drop --unit round"};
+    for (const auto& side : sides)
+        if (side.runs.size() != sides[0].runs.size() || side.runs.size() < 2)
+            return Error{"--method paired pairs run i of each side (files in boot order): every side needs "
+                         "the same number of runs, two or more (" + sides[0].label + " has " +
+                         std::to_string(sides[0].runs.size()) + ", " + side.label + " " +
+                         std::to_string(side.runs.size()) + ")"};
+    return ok();
 }
 
 std::string no_verdict_reason(const std::vector<Side>& sides, const std::string& clock) {
@@ -448,6 +485,8 @@ Result<Report> compare_sides(const std::vector<Side>& sides, const CompareOption
     report.clock = sides[0].runs[0].clock;
     report.clock_detail = sides[0].runs[0].clock_detail;
     report.options.method = method_for_clock(options.method, report.clock);
+    if (report.options.method == Method::paired)
+        IB_TRY(check_pairs(sides, options.unit));
 
     std::vector<Extracted> found;
     for (const auto& side : sides) {

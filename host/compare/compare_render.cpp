@@ -131,6 +131,10 @@ std::string method_sentence(const Report& report) {
                " random splits; no assumption of normal noise" +
                (report.strata.empty() ? "" : "; permuted within each host CPU set the boots ran on (" +
                                                    host_cpu_words(report.strata) + ")") + ") at " + level + " and " + effect;
+    case Method::paired:
+        return "the paired t-test of the log ratios of run i of each side (boots booted one after the "
+               "other: a drift of the host's speed between pairs stays out of the spread) at " +
+               level + " and " + effect;
     case Method::welch:
         break;
     }

@@ -32,7 +32,7 @@ std::string clock_sentence(const std::string& clock, const std::string& detail);
 // --method's names; the first is the default.
 inline constexpr Named<Method> kMethodNames[] = {
     {Method::auto_, "auto"}, {Method::welch, "welch"}, {Method::permutation, "permutation"},
-    {Method::lkp, "lkp"},    {Method::threshold, "threshold"}};
+    {Method::lkp, "lkp"},    {Method::threshold, "threshold"}, {Method::paired, "paired"}};
 std::string method_name(Method m);
 std::string kind_name(ChangeKind k);
 std::string verdict_name(Decision v); // "same", "different", "unknown"

@@ -123,6 +123,28 @@ Result<Welch> welch(std::span<const double> a, std::span<const double> b, double
     return w;
 }
 
+Result<Welch> paired_log_ratio(std::span<const double> a, std::span<const double> b, double confidence) {
+    IB_TRY(check_confidence(confidence));
+    if (a.size() != b.size())
+        return Error{"the paired test needs as many samples a side (has " + std::to_string(a.size()) +
+                     " and " + std::to_string(b.size()) + ")"};
+    if (a.size() < 2)
+        return Error{"the paired test needs at least 2 pairs"};
+    IB_TRY(check_finite(a));
+    IB_TRY(check_finite(b));
+    std::vector<double> ratios;
+    for (size_t i = 0; i < a.size(); i++) {
+        if (!(a[i] > 0 && b[i] > 0))
+            return Error{"the paired test takes log ratios: every sample must be > 0"};
+        ratios.push_back(std::log(b[i] / a[i]));
+    }
+    const double mean = arithmetic_mean(ratios);
+    const SePart part{sample_variance(ratios, mean) / double(ratios.size()), double(ratios.size() - 1)};
+    Welch w = welch_of(mean, std::span(&part, 1), confidence);
+    w.var_b = part.var;
+    return w;
+}
+
 Result<MeanInterval> mean_interval(std::span<const double> xs, double confidence) {
     IB_TRY(check_confidence(confidence));
     if (xs.empty())

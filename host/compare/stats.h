@@ -51,6 +51,15 @@ Result<Welch> welch(std::span<const double> a, std::span<const double> b, double
 Result<Welch> welch(std::span<const double> a, std::span<const double> b, std::span<const size_t> strata_a,
                     std::span<const size_t> strata_b, double confidence);
 
+// The paired test of boots booted one after the other (A B, B A, ...): pair i is a[i] and
+// b[i], and the test is Student's one-sample t of their log ratios ln(b[i] / a[i]). A host
+// whose speed drifts between pairs moves both boots of a pair alike, so the drift stays out of
+// the ratios' spread, where the two sides' own spread (Welch's) takes it in. As a Welch with
+// diff the mean log ratio (exp(diff) - 1 is the change), var_a 0 and var_b its se^2, df n - 1,
+// so that tost() and detectable_difference(0, n, sd, n, ...) apply as they are. Needs two
+// pairs or more and values > 0.
+Result<Welch> paired_log_ratio(std::span<const double> a, std::span<const double> b, double confidence);
+
 // The mean of one sample with its two-sided confidence interval (Student's t). One value
 // gives a zero-width interval: only meaningful where the clock is deterministic.
 struct MeanInterval {

@@ -6,6 +6,7 @@
 #include "host/cli/bisect.h"
 #include "host/compare/compare.h"
 #include "host/compare/compare_checks.h"
+#include "host/compare/compare_render.h"
 #include "host/compare/sequential.h"
 
 #include <regex>
@@ -407,6 +408,70 @@ TEST(NoVerdict, FailOnFiresOnTheEffectSizeAloneAndSaysSo) {
     EXPECT_EQ(qualified.fired[0].find("effect size alone"), std::string::npos);
 }
 
+
+// A host whose speed drifts by a third between pairs of boots, each pair booted one after the
+// other. B is 2 % below A in every pair, within 0.2 %.
+std::vector<Side> drifting_pairs(double ratio) {
+    const double speed[] = {900, 600, 750, 820, 640, 700};
+    const double noise[] = {1.001, 0.999, 1.002, 0.998, 1.0, 1.001};
+    Side a{"a", {}}, b{"b", {}};
+    for (size_t i = 0; i < 6; i++) {
+        a.runs.push_back(run_of(with_rates({speed[i]}, "a" + std::to_string(i)), "a" + std::to_string(i)));
+        b.runs.push_back(run_of(with_rates({speed[i] * ratio * noise[i]}, "b" + std::to_string(i)),
+                                "b" + std::to_string(i)));
+    }
+    return {a, b};
+}
+
+TEST(PairedCompare, PairsSeeThroughTheHostsDriftWhereTheSidesSpreadCannot) {
+    CompareOptions o;
+    o.min_effect_pct = 1;
+    o.confidence = 0.99;
+    auto unpaired = compare_sides(drifting_pairs(0.98), o);
+    ASSERT_TRUE(unpaired.ok()) << unpaired.error().message();
+    EXPECT_EQ(row(unpaired.value(), "fork/ops_per_s")->changes[0].verdict, Decision::unknown);
+    o.method = Method::paired;
+    auto paired = compare_sides(drifting_pairs(0.98), o);
+    ASSERT_TRUE(paired.ok()) << paired.error().message();
+    const Change& c = row(paired.value(), "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(c.verdict, Decision::different);
+    EXPECT_EQ(c.kind, ChangeKind::worse);
+    EXPECT_NEAR(*c.pct, -2.0, 0.1); // the pairs' geometric mean ratio
+    EXPECT_LT(*c.detectable_pct, 1.0);
+    EXPECT_NE(compare_render::method_sentence(paired.value()).find("paired"), std::string::npos);
+    // Within +-5 %: SAME, by the pairs' equivalence test.
+    o.min_effect_pct = 5;
+    auto same = compare_sides(drifting_pairs(0.98), o);
+    EXPECT_EQ(row(same.value(), "fork/ops_per_s")->changes[0].verdict, Decision::same);
+    // A pair is run i of each side: unequal sides, or rounds, are refused.
+    auto sides = drifting_pairs(0.98);
+    sides[1].runs.pop_back();
+    auto refused = compare_sides(sides, o);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message().find("same number of runs"), std::string::npos);
+    o.unit = SampleUnit::round;
+    EXPECT_FALSE(compare_sides(drifting_pairs(0.98), o).ok());
+}
+
+// bisect-step --baseline-kernel on the wall clock: the step's boots and the baseline's, pair by
+// pair. Good within a drifting host's spread, bad far outside it; unpaired, the good one skips.
+TEST(BisectDecision, InterleavedBootsAreJudgedPairByPairOnTheWallClock) {
+    V base{900, 600, 750, 820, 640, 700}, good, bad;
+    const double noise[] = {1.01, 0.99, 1.02, 0.98, 1.0, 1.01};
+    for (size_t i = 0; i < base.size(); i++) {
+        good.push_back(base[i] * 0.99 * noise[i]);
+        bad.push_back(base[i] * 0.5 * noise[i]);
+    }
+    StepDecision g = decide_against_baseline(base, good, -15, 0.99, false, true);
+    EXPECT_EQ(g.exit_code, kBisectGood) << g.why;
+    EXPECT_NE(g.why.find("paired, boot by boot"), std::string::npos) << g.why;
+    EXPECT_EQ(decide_against_baseline(base, good, -15, 0.99, false).exit_code, kBisectSkip);
+    StepDecision b = decide_against_baseline(base, bad, -15, 0.99, false, true);
+    EXPECT_EQ(b.exit_code, kBisectBad) << b.why;
+    // Under icount the boots do not drift: Welch's test, as before.
+    StepDecision icount = decide_against_baseline(base, good, -15, 0.99, true, true);
+    EXPECT_EQ(icount.why.find("paired"), std::string::npos) << icount.why;
+}
 
 TEST(BisectDecision, OneSampleASideNeverDecides) {
     for (bool deterministic : {true, false}) {
