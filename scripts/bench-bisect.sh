@@ -14,7 +14,9 @@
 #   CLOCK=icount|wall BAD_PARAM=init_on_free=1 MAX_CHANGE=-3% BASELINE_BOOTS=2 BOOTS=2 MAX_BOOTS=3
 #   SEED=1 KERNEL=... INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-bisect.sh
 # INTERLEAVE=yes: each step also boots the good kernel beside it (bisect-step
-# --baseline-kernel, with the first commit's parameters), so that a drifting host moves both.
+# --baseline-kernel, with the first commit's parameters), so that a drifting host moves both;
+# on the wall clock each step is then judged pair by pair. KEEP=DIR keeps each trial's
+# bisect-step output and bisect log there (trialN.out, trialN.log), to see why a step skipped.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -92,6 +94,11 @@ for ((i = 1; i <= trials; i++)); do
   first_bad=$((2 + RANDOM % (commits - 1))) # change 1 is the good end; 2..COMMITS
   line=$(trial "$first_bad")
   echo "$line" >> "$tmp/rows"
+  if [[ -n ${KEEP:-} ]]; then
+    mkdir -p "$KEEP"
+    cp "$tmp/bisect.out" "$KEEP/trial$i.out"
+    cp "$tmp/bisect.log" "$KEEP/trial$i.log"
+  fi
   echo "  trial $i/$trials: first bad, found, steps, skips, boots: $line" >&2
 done
 
