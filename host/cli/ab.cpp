@@ -480,8 +480,9 @@ void add_ab_command(CLI::App& app) {
                     "cores / guest CPUs; on the wall clock 1, and more there are balanced over the sides)")->check(CLI::Range(1, 256));
     cmd->add_option("--method", cli->method,
                     "auto: welch under --clock icount, permutation on the wall clock; or welch, "
-                    "permutation, lkp")
-        ->check(CLI::IsMember({"auto", "welch", "permutation", "lkp"}))
+                    "permutation, lkp, paired (boot i of each side against boot i of the first, "
+                    "booted one after the other: the host's drift between pairs stays out)")
+        ->check(CLI::IsMember({"auto", "welch", "permutation", "lkp", "paired"}))
         ->capture_default_str();
     cmd->add_option("--confidence", cli->confidence, "1 - the error rate promised over all looks")
         ->check(CLI::Range(0.5, 0.9999))->capture_default_str();

@@ -5,6 +5,7 @@ directory, a resumed A/A comparison, and a side whose boots fail.
 The slowdown is real and kernel-side (`slub_debug=FZPU`, -75 % forks/s under icount); with the
 layout fixed (`nokaslr norandmaps`) boots of one kernel repeat, so two boots a side decide."""
 import json
+import math
 import os
 import re
 import shutil
@@ -138,6 +139,26 @@ class AbInterleaved(unittest.TestCase):
         (metric,) = [m for m in comparison["metrics"] if m["id"] == "fork/ops_per_s"]
         self.assertEqual(metric["sides"][1]["change"]["strata"], 2)
         self.assertIn("permuted within each host CPU set the boots ran on", comparison["method_text"])
+
+    def test_the_same_boots_judged_pair_by_pair(self):
+        """--method paired on the wall run's boots, copied: ab resumes from them (no boot) and
+        judges boot i of B against boot i of A by their log ratios."""
+        shutil.copytree(self.dir / "wall" / "runs", self.dir / "paired" / "runs")
+        p = ab(self.dir / "paired", "--params", "", "--params", "", "--metric", "fork/ops_per_s",
+               "--method", "paired", boots=0, clock="wall", jobs=2)
+        self.assertIn(p.returncode, (0, 4), p.stdout + p.stderr)  # an A/A: SAME or UNKNOWN, never DIFFERENT
+        self.assertIn("resumed with 2 boot(s) a side", p.stdout)
+        self.assertNotIn("started", p.stdout)
+        comparison = json.loads((self.dir / "paired/comparison.json").read_text())
+        self.assertEqual(comparison["ab"]["method"], "paired")
+        self.assertIn("paired t-test of the log ratios", comparison["method_text"])
+
+        (metric,) = [m for m in comparison["metrics"] if m["id"] == "fork/ops_per_s"]
+        means = {side: metric["sides"][k]["samples"] for k, side in enumerate("AB")}
+        self.assertEqual(len(means["A"]), 2)
+        ratios = [b / a for a, b in zip(means["A"], means["B"])]
+        self.assertAlmostEqual(metric["sides"][1]["change"]["pct"], (math.sqrt(ratios[0] * ratios[1]) - 1) * 100,
+                               places=6)
 
     def test_a_rerun_resumes_and_boots_nothing_more(self):
         p = subprocess.run([bootlib.INITBENCH, "ab", "-o", str(self.dir / "slub"), "--kernel", bootlib.kernel(),
