@@ -16,7 +16,8 @@
 # INTERLEAVE=yes: each step also boots the good kernel beside it (bisect-step
 # --baseline-kernel, with the first commit's parameters), so that a drifting host moves both;
 # on the wall clock each step is then judged pair by pair. KEEP=DIR keeps each trial's
-# bisect-step output and bisect log there (trialN.out, trialN.log), to see why a step skipped.
+# bisect-step output, bisect log and every boot's results there (trialN.out, trialN.log,
+# trialN/), to see why a step skipped.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -98,6 +99,7 @@ for ((i = 1; i <= trials; i++)); do
     mkdir -p "$KEEP"
     cp "$tmp/bisect.out" "$KEEP/trial$i.out"
     cp "$tmp/bisect.log" "$KEEP/trial$i.log"
+    rm -rf "$KEEP/trial$i" && cp -r "$tmp/saved" "$KEEP/trial$i"
   fi
   echo "  trial $i/$trials: first bad, found, steps, skips, boots: $line" >&2
 done
