@@ -34,8 +34,7 @@ shell string you give). Then the kernel is booted --boots times with the kernel 
 of --params-file and --param, and the metric is judged with compare's verdict: DIFFERENT
 the bad way is bad, SAME or better is good, UNKNOWN a skip. --max-boots boots again while
 undecided (alpha spending keeps --confidence). --baseline-kernel boots a good kernel beside
-each step, interleaved, and judges against those boots: a drifting host moves both alike,
-and on the wall clock the step is judged pair by pair (compare --method paired).
+each step, interleaved, and judges against those boots: a drifting host moves both alike.
 
 Exit codes (for git bisect run):
   0    good
@@ -50,7 +49,6 @@ struct Plan {
     double bad_pct = 0;   // baseline mode
     double threshold = 0; // threshold mode
     int bad_sign = 0;
-    bool interleaved = false; // the baseline's runs are --baseline-kernel's, booted pair by pair with the step's
 };
 
 Result<Plan> plan(BisectCli& cli, const char* argv0) {
@@ -143,8 +141,7 @@ Judged judge_step(const BisectCli& cli, const Plan& p, const std::vector<RunFile
         if (!row->sides[1].summary)
             return final(kBisectSkip, "skip: " + id + ": " + row->sides[1].error);
         return figures(decide_against_baseline(row->sides[0].samples, row->sides[1].samples, p.bad_pct,
-                                               confidence, deterministic,
-                                               p.interleaved && runs.size() >= 2 && p.baseline.size() == runs.size()));
+                                               confidence, deterministic));
     }
     int sign = p.bad_sign;
     if (sign == 0 && metric.value().better == Better::unknown)
@@ -240,10 +237,8 @@ int run_step(BisectCli& cli, const char* argv0) {
         if (int rc = boots.pair(); rc != kBisectGood)
             return rc;
     Plan judged = p;
-    if (boots.baseline) {
+    if (boots.baseline)
         judged.baseline = boots.bases;
-        judged.interleaved = true;
-    }
     if (!judged.baseline.empty() && !parameters_agree(cli, judged.baseline[0], boots.steps[0]))
         return kBisectAbort;
     // --max-boots: one more boot while undecided, each look at the level alpha spending

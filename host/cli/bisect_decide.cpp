@@ -33,11 +33,9 @@ StepDecision place(double lo, double hi, double limit, int bad_sign, const std::
 // bad way is bad; SAME, or DIFFERENT the good way, is good; UNKNOWN is a skip.
 StepDecision decide_by_verdict(std::span<const double> base, std::span<const double> step,
                                double base_mean, double step_mean, double bad_pct, double confidence,
-                               bool deterministic, bool paired) {
+                               bool deterministic) {
     CompareOptions options;
-    options.method = paired && !deterministic && base.size() == step.size()
-                         ? Method::paired
-                         : method_for_clock(Method::auto_, deterministic ? "icount" : "wall");
+    options.method = method_for_clock(Method::auto_, deterministic ? "icount" : "wall");
     options.confidence = confidence;
     options.min_effect_pct = std::fabs(bad_pct);
     const Better better = bad_pct < 0 ? Better::higher : Better::lower;
@@ -46,15 +44,9 @@ StepDecision decide_by_verdict(std::span<const double> base, std::span<const dou
     std::string figures = "mean " + num_text(step_mean) + " (n=" + std::to_string(step.size()) +
                           ") vs baseline " + num_text(base_mean) + " (n=" + std::to_string(base.size()) +
                           "): " + pct_text(change);
-    if (options.method == Method::paired) {
-        if (auto w = stats::paired_log_ratio(base, step, confidence))
-            figures += "; paired, boot by boot: " + pct_text(c.pct.value_or(0)) + ", interval [" +
-                       pct_text(std::expm1(w.value().ci_lo) * 100) + ", " +
-                       pct_text(std::expm1(w.value().ci_hi) * 100) + "]";
-    } else if (auto w = stats::welch(base, step, confidence)) {
+    if (auto w = stats::welch(base, step, confidence))
         figures += ", interval [" + pct_text(w.value().ci_lo / std::fabs(base_mean) * 100) + ", " +
                    pct_text(w.value().ci_hi / std::fabs(base_mean) * 100) + "]";
-    }
     const std::string rule = "bad when DIFFERENT by " + std::string(bad_pct < 0 ? "<= " : ">= ") +
                              pct_text(bad_pct) + " at " + format_number(confidence * 100, "%.4g") + " %";
     switch (c.verdict) {
@@ -75,7 +67,7 @@ StepDecision decide_by_verdict(std::span<const double> base, std::span<const dou
 } // namespace
 
 StepDecision decide_against_baseline(std::span<const double> base, std::span<const double> step,
-                                     double bad_pct, double confidence, bool deterministic, bool paired) {
+                                     double bad_pct, double confidence, bool deterministic) {
     auto b = stats::mean_interval(base, confidence);
     auto s = stats::mean_interval(step, confidence);
     if (!b || !s)
@@ -86,7 +78,7 @@ StepDecision decide_against_baseline(std::span<const double> base, std::span<con
     double lo = 0, hi = 0;
     if (base.size() >= 2 && step.size() >= 2)
         return decide_by_verdict(base, step, b.value().mean, s.value().mean, bad_pct, confidence,
-                                 deterministic, paired);
+                                 deterministic);
     if (base.size() == 1 && step.size() == 1) {
         return {kBisectSkip, "one sample a side: no spread to judge the change by (skip; "
                              "initbench.rounds=3 or --boots 2 on each side decide)"};

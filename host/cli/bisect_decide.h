@@ -26,12 +26,9 @@ struct StepDecision {
 // the bad way is bad, SAME or DIFFERENT the good way is good, UNKNOWN a skip. One sample a
 // side always skips (no spread to judge by). One sample against several decides only on a
 // deterministic clock, by the several's prediction interval against the limit; the wall
-// clock skips. paired: step[i] and base[i] were booted one after the other (--baseline-kernel),
-// and on the wall clock the verdict is the paired test's (compare --method paired): the host's
-// drift between pairs stays out of the spread.
+// clock skips.
 StepDecision decide_against_baseline(std::span<const double> base, std::span<const double> step,
-                                     double bad_pct, double confidence, bool deterministic,
-                                     bool paired = false);
+                                     double bad_pct, double confidence, bool deterministic);
 
 // Bad when the step's mean lies beyond `threshold` on the `bad_sign` side (-1: below is bad,
 // +1: above is bad), by its confidence interval as above.

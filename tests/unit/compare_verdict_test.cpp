@@ -455,26 +455,6 @@ TEST(PairedCompare, PairsSeeThroughTheHostsDriftWhereTheSidesSpreadCannot) {
     EXPECT_FALSE(compare_sides(drifting_pairs(0.98), o).ok());
 }
 
-// bisect-step --baseline-kernel on the wall clock: the step's boots and the baseline's, pair by
-// pair. Good within a drifting host's spread, bad far outside it; unpaired, the good one skips.
-TEST(BisectDecision, InterleavedBootsAreJudgedPairByPairOnTheWallClock) {
-    V base{900, 600, 750, 820, 640, 700}, good, bad;
-    const double noise[] = {1.01, 0.99, 1.02, 0.98, 1.0, 1.01};
-    for (size_t i = 0; i < base.size(); i++) {
-        good.push_back(base[i] * 0.99 * noise[i]);
-        bad.push_back(base[i] * 0.5 * noise[i]);
-    }
-    StepDecision g = decide_against_baseline(base, good, -15, 0.99, false, true);
-    EXPECT_EQ(g.exit_code, kBisectGood) << g.why;
-    EXPECT_NE(g.why.find("paired, boot by boot"), std::string::npos) << g.why;
-    EXPECT_EQ(decide_against_baseline(base, good, -15, 0.99, false).exit_code, kBisectSkip);
-    StepDecision b = decide_against_baseline(base, bad, -15, 0.99, false, true);
-    EXPECT_EQ(b.exit_code, kBisectBad) << b.why;
-    // Under icount the boots do not drift: Welch's test, as before.
-    StepDecision icount = decide_against_baseline(base, good, -15, 0.99, true, true);
-    EXPECT_EQ(icount.why.find("paired"), std::string::npos) << icount.why;
-}
-
 TEST(BisectDecision, OneSampleASideNeverDecides) {
     for (bool deterministic : {true, false}) {
         StepDecision d = decide_against_baseline(V{210}, V{150}, -15, 0.95, deterministic);
