@@ -74,8 +74,8 @@ Result<Side> load_side(const std::string& arg, const std::string& label, bool ke
 // on the wall clock, whose boots under TCG are heavy-tailed (a boot a third slower than the
 // rest is common) and quantised: there Welch's test on 2-4 samples a side claimed differences
 // that were not there (docs/compare.md has the measurements).
-// paired: run i of one side against run i of the other (boots booted one after the other,
-// as ab and bisect-step --baseline-kernel interleave them), by their log ratios.
+// paired: run i of one side against run i of the other, by their log ratios; for pairs that
+// are independent (in ab's mirrored order neighbouring pairs share their noise: opt-in only).
 enum class Method { auto_, welch, permutation, lkp, threshold, paired };
 // auto_ resolved for a clock: "icount" (deterministic) or any other.
 Method method_for_clock(Method asked, std::string_view clock);
