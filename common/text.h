@@ -3,8 +3,10 @@
 // headers (an istream's whitespace skipping crashes).
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <concepts>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -90,6 +92,15 @@ constexpr std::optional<E> value_named(const Named<E> (&table)[N], std::string_v
         if (n.name == name)
             return n.value;
     return std::nullopt;
+}
+// Every name in `table` but those of `left_out`, in order: a command line's choices.
+template <typename E, size_t N>
+std::vector<std::string> names_of(const Named<E> (&table)[N], std::initializer_list<E> left_out = {}) {
+    std::vector<std::string> out;
+    for (const Named<E>& n : table)
+        if (std::find(left_out.begin(), left_out.end(), n.value) == left_out.end())
+            out.emplace_back(n.name);
+    return out;
 }
 
 // One number as printf's `format` (a single double conversion) writes it: snprintf, not

@@ -482,7 +482,7 @@ void add_ab_command(CLI::App& app) {
                     "auto: welch under --clock icount, permutation on the wall clock; or welch, "
                     "permutation, lkp, paired (boot i of each side against boot i of the first, "
                     "booted one after the other: the host's drift between pairs stays out)")
-        ->check(CLI::IsMember({"auto", "welch", "permutation", "lkp", "paired"}))
+        ->check(CLI::IsMember(names_of(compare_render::kMethodNames, {Method::threshold})))
         ->capture_default_str();
     cmd->add_option("--confidence", cli->confidence, "1 - the error rate promised over all looks")
         ->check(CLI::Range(0.5, 0.9999))->capture_default_str();

@@ -157,7 +157,7 @@ void add_compare_command(CLI::App& app) {
                     "threshold: the minimum effect alone (deterministic clocks); paired: run i "
                     "of each side against run i of the base (files given in boot order, booted "
                     "one after the other), the t-test of their log ratios")
-        ->check(CLI::IsMember({"auto", "welch", "permutation", "lkp", "threshold", "paired"}))
+        ->check(CLI::IsMember(names_of(compare_render::kMethodNames)))
         ->capture_default_str();
     cmd->add_option("--unit", cli->unit,
                     "What one sample is: round (judged on any clock), run (a file: the mean of "

@@ -298,6 +298,15 @@ SideStats side_stats(const Series* s, Agg agg, const SideInfo& side, const Repor
         st.error = "missing";
         return st;
     }
+    if (report.options.method == Method::paired) {
+        // Run i of each side is a pair: a run without the metric would shift the pairs after it.
+        const size_t present = sample_runs(*s, report.unit).size();
+        if (present != side.run_ids.size()) {
+            st.error = "in " + std::to_string(present) + " of " + std::to_string(side.run_ids.size()) +
+                       " runs only: --method paired pairs run i of each side, so every run needs it";
+            return st;
+        }
+    }
     auto samples = test_samples(*s, report.unit);
     auto summary =
         samples ? stats::summarize(samples.value(), agg) : Result<stats::Summary>(samples.error());

@@ -453,6 +453,17 @@ TEST(PairedCompare, PairsSeeThroughTheHostsDriftWhereTheSidesSpreadCannot) {
     EXPECT_NE(refused.error().message().find("same number of runs"), std::string::npos);
     o.unit = SampleUnit::round;
     EXPECT_FALSE(compare_sides(drifting_pairs(0.98), o).ok());
+    // A run without the metric on each side, at different places: equal counts, shifted pairs.
+    o.unit = SampleUnit::auto_;
+    auto gaps = drifting_pairs(0.98);
+    gaps[0].runs[1] = run_of(with_rates({}, "a1"), "a1");
+    gaps[1].runs[4] = run_of(with_rates({}, "b4"), "b4");
+    auto shifted = compare_sides(gaps, o);
+    ASSERT_TRUE(shifted.ok()) << shifted.error().message();
+    const Change& g = row(shifted.value(), "fork/ops_per_s")->changes[0];
+    EXPECT_EQ(g.verdict, Decision::unknown);
+    EXPECT_EQ(g.kind, ChangeKind::not_tested);
+    EXPECT_NE(g.note.find("in 5 of 6 runs only"), std::string::npos) << g.note;
 }
 
 TEST(BisectDecision, OneSampleASideNeverDecides) {
