@@ -30,7 +30,10 @@ StepDecision place(double lo, double hi, double limit, int bad_sign, const std::
 }
 
 // Two samples or more a side: compare's verdict with --min-effect at the limit. DIFFERENT the
-// bad way is bad; SAME, or DIFFERENT the good way, is good; UNKNOWN is a skip.
+// bad way is bad; SAME, or DIFFERENT the good way, is good. A step's question is one-sided
+// (worse than the limit or not), so an UNKNOWN is still good when the equivalence test's half
+// on the bad side alone shows the change beyond the limit: the test SAME needs both halves
+// of, at the same level. Otherwise a skip.
 StepDecision decide_by_verdict(std::span<const double> base, std::span<const double> step,
                                double base_mean, double step_mean, double bad_pct, double confidence,
                                bool deterministic) {
@@ -44,7 +47,8 @@ StepDecision decide_by_verdict(std::span<const double> base, std::span<const dou
     std::string figures = "mean " + num_text(step_mean) + " (n=" + std::to_string(step.size()) +
                           ") vs baseline " + num_text(base_mean) + " (n=" + std::to_string(base.size()) +
                           "): " + pct_text(change);
-    if (auto w = stats::welch(base, step, confidence))
+    auto w = stats::welch(base, step, confidence);
+    if (w)
         figures += ", interval [" + pct_text(w.value().ci_lo / std::fabs(base_mean) * 100) + ", " +
                    pct_text(w.value().ci_hi / std::fabs(base_mean) * 100) + "]";
     const std::string rule = "bad when DIFFERENT by " + std::string(bad_pct < 0 ? "<= " : ">= ") +
@@ -59,6 +63,14 @@ StepDecision decide_by_verdict(std::span<const double> base, std::span<const dou
                                  format_number(std::fabs(bad_pct), "%g") + " %), good"};
     case Decision::unknown:
         break;
+    }
+    if (w) {
+        const double limit = bad_pct / 100 * std::fabs(base_mean);
+        const double p = stats::one_sided_p(w.value(), limit, bad_pct < 0);
+        if (p < 1 - confidence)
+            return {kBisectGood, figures + "; " + rule + ": not worse than " + pct_text(bad_pct) +
+                                     " (the one-sided test, p = " + format_number(p, "%.3g") +
+                                     "; SAME's other half undecided), good"};
     }
     return {kBisectSkip, figures + "; " + rule + ": undecided (skip; more boots decide): " +
                              compare_render::undecided_text(c, base.size(), step.size())};

@@ -377,17 +377,16 @@ Equivalence tost(const Welch& w, double margin) {
     e.diff = w.diff;
     e.ci_lo = w.ci_lo;
     e.ci_hi = w.ci_hi;
-    if (w.ci_lo == w.ci_hi) { // both sides constant: the difference is known exactly
-        e.p = std::fabs(w.diff) < margin ? 0 : 1;
-        return e;
-    }
-    const double se = w.se;
-    boost::math::students_t dist(w.df);
-    // H0: diff <= -margin, rejected for large t; H0: diff >= +margin, rejected for small t.
-    const double p_low = boost::math::cdf(boost::math::complement(dist, (w.diff + margin) / se));
-    const double p_high = boost::math::cdf(dist, (w.diff - margin) / se);
-    e.p = std::max(p_low, p_high);
+    e.p = std::max(one_sided_p(w, -margin, true), one_sided_p(w, margin, false));
     return e;
+}
+
+double one_sided_p(const Welch& w, double bound, bool above) {
+    if (w.ci_lo == w.ci_hi) // both sides constant: the difference is known exactly
+        return (above ? w.diff > bound : w.diff < bound) ? 0 : 1;
+    const double t = (w.diff - bound) / w.se;
+    boost::math::students_t dist(w.df);
+    return above ? boost::math::cdf(boost::math::complement(dist, t)) : boost::math::cdf(dist, t);
 }
 
 Result<double> detectable_difference(double sd_a, size_t n_a, double sd_b, size_t n_b,

@@ -127,6 +127,10 @@ Result<Equivalence> tost(std::span<const double> a, std::span<const double> b, d
                          double alpha);
 // The same on a Welch's test already run at confidence 1 - 2 alpha (stratified, say).
 Equivalence tost(const Welch& w, double margin);
+// One of TOST's two tests alone (a non-inferiority test): the p of H0 "diff <= bound" when
+// `above`, of "diff >= bound" otherwise, so that a small p shows the difference lies beyond
+// `bound` on that side. Zero variance on both sides is decided exactly.
+double one_sided_p(const Welch& w, double bound, bool above);
 
 // The power that "detectable" promises: 80 %, the usual choice in power analysis.
 inline constexpr double kPower = 0.8;

@@ -505,6 +505,13 @@ TEST(BisectDecision, DifferentTheBadWayIsBadSameIsGoodUnknownSkips) {
     EXPECT_NE(faster.why.find("DIFFERENT the good way"), std::string::npos) << faster.why;
     // Significant but smaller than the limit, and its interval inside it: SAME, good.
     EXPECT_EQ(decide_against_baseline(base, scaled(190), -15, 0.95, false).exit_code, kBisectGood);
+    // Faster by a noisy amount: neither SAME within +-15 % nor DIFFERENT, but shown not worse
+    // than -15 % by the one-sided test: good, and it says so.
+    StepDecision not_worse = decide_against_baseline(base, V{170, 250, 200, 240, 190}, -15, 0.95, false);
+    EXPECT_EQ(not_worse.exit_code, kBisectGood) << not_worse.why;
+    EXPECT_NE(not_worse.why.find("not worse than -15.00% (the one-sided test, p = 0.0289"), std::string::npos)
+        << not_worse.why;
+    // The same spread about a slowdown near the limit: not shown either way, a skip.
     V noisy{120, 200, 160, 240, 130};
     StepDecision d = decide_against_baseline(base, noisy, -15, 0.95, false);
     EXPECT_EQ(d.exit_code, kBisectSkip) << d.why;

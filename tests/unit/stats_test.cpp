@@ -317,6 +317,25 @@ TEST(Equivalence, TwoOneSidedTestsAgainstTheTTable) {
     EXPECT_GT(tost(kSix, shifted(kSix, 3), 2, 0.05).value().p, 0.5);
 }
 
+// One half alone, as bisect-step uses it: is the difference shown above a bound (not worse
+// than a limit)? Against the t table: df 10, qt(0.95) = 1.812461.
+TEST(Equivalence, OneSidedTestAgainstTheTTable) {
+    const double se = std::sqrt(0.4);
+    auto w = welch(kSix, shifted(kSix, 0.5), 0.9).value();
+    EXPECT_NEAR(one_sided_p(w, 0.5 - 1.812461 * se, true), 0.05, 1e-6);
+    EXPECT_NEAR(one_sided_p(w, 0.5 + 1.812461 * se, false), 0.05, 1e-6);
+    EXPECT_NEAR(one_sided_p(w, 0.5, true), 0.5, 1e-12);
+    // Far on the wrong side of the bound: nothing shown.
+    EXPECT_GT(one_sided_p(w, 3, true), 0.99);
+    // TOST is the larger of its two halves.
+    EXPECT_DOUBLE_EQ(tost(w, 2).p, std::max(one_sided_p(w, -2, true), one_sided_p(w, 2, false)));
+    // Constant sides: exact.
+    auto exact = welch(V{5, 5}, V{5.1, 5.1}, 0.9).value();
+    EXPECT_EQ(one_sided_p(exact, 0, true), 0);
+    EXPECT_EQ(one_sided_p(exact, 0.2, true), 1);
+    EXPECT_EQ(one_sided_p(exact, 0.2, false), 0);
+}
+
 TEST(Equivalence, ConstantSidesAreExactAndBadInputRefused) {
     EXPECT_EQ(tost(V{5, 5}, V{5.1, 5.1}, 0.2, 0.05).value().p, 0);
     EXPECT_EQ(tost(V{5, 5}, V{5.3, 5.3}, 0.2, 0.05).value().p, 1);
