@@ -14,8 +14,8 @@
 #   CLOCK=icount|wall BAD_PARAM=init_on_free=1 MAX_CHANGE=-3% BASELINE_BOOTS=2 BOOTS=2 MAX_BOOTS=3
 #   SEED=1 KERNEL=... INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-bisect.sh
 # INTERLEAVE=yes: each step also boots the good kernel beside it (bisect-step
-# --baseline-kernel, with the first commit's parameters), so that a drifting host moves both;
-# on the wall clock each step is then judged pair by pair. KEEP=DIR keeps each trial's
+# --baseline-kernel, with the first commit's parameters), so that a drifting host moves both
+# sides alike. KEEP=DIR keeps each trial's
 # bisect-step output, bisect log and every boot's results there (trialN.out, trialN.log,
 # trialN/), to see why a step skipped.
 set -euo pipefail
