@@ -1,10 +1,11 @@
 // `initbench compare`: reads results documents, pools the files of each side, reads every
 // metric and histogram as the records' descriptions declare them (common/record_types.h),
-// tests the changes against the first
-// side and prints them (terminal, text, Markdown, JSON, CSV). `--fail-on` gives CI an exit
-// code. Reading: compare_read.cpp; metrics: compare_metrics.cpp; checks and warnings:
-// compare_checks.cpp; statistics: compare_judge.cpp; output: compare_render.cpp and one
-// file per format; rules: compare_rules.cpp; the command line: compare_cli.cpp.
+// tests the changes against the first side and prints them (terminal, text, Markdown, JSON,
+// CSV). `--fail-on` gives CI an exit code. Reading: compare_read.cpp; metrics:
+// compare_metrics.cpp; checks and warnings: compare_checks.cpp; the samples and rows per side:
+// compare_sides.cpp; one change's verdict: compare_judge.cpp (tests: stats.cpp,
+// homogeneity.cpp); output: compare_render.cpp and one file per format; rules:
+// compare_rules.cpp; the command line: host/cli/compare_cli.cpp.
 #pragma once
 
 #include "host/compare/stats.h"
@@ -79,6 +80,9 @@ Result<Side> load_side(const std::string& arg, const std::string& label, bool ke
 enum class Method { auto_, welch, permutation, lkp, threshold, paired };
 // auto_ resolved for a clock: "icount" (deterministic) or any other.
 Method method_for_clock(Method asked, std::string_view clock);
+// Whether a method is judged by the permutation test: auto_ unresolved (judge_change called
+// without compare_sides) takes that, the safe test.
+inline bool permutes(Method m) { return m == Method::permutation || m == Method::auto_; }
 // What one sample is: a round, or a run (a results file: the mean of its rounds). Rounds of
 // one boot share its host's conditions, so only runs show the noise between boots. auto:
 // runs when every side has two or more; else rounds, judged only under --clock icount.

@@ -1,6 +1,5 @@
 #include "host/compare/stats.h"
 
-#include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
 #include <algorithm>
@@ -11,14 +10,14 @@
 #include <vector>
 
 namespace initbench::stats {
-namespace {
-
 Status check_finite(std::span<const double> xs) {
     for (double x : xs)
         if (!std::isfinite(x))
             return Error{"sample is " + std::string(std::isnan(x) ? "NaN" : "infinite")};
     return ok();
 }
+
+namespace {
 
 // Two-sided critical value of Student's t for `df` degrees of freedom.
 double t_critical(double confidence, double df) {
@@ -443,61 +442,6 @@ bool lkp_separated(std::span<const double> a, std::span<const double> b, size_t 
     auto [alo, ahi] = std::minmax_element(a.begin(), a.end());
     auto [blo, bhi] = std::minmax_element(b.begin(), b.end());
     return *ahi < *blo || *bhi < *alo;
-}
-
-Result<Homogeneity> compare_histograms(std::span<const double> a, std::span<const double> b) {
-    if (a.size() != b.size())
-        return Error{"histograms have different buckets"};
-    IB_TRY(check_finite(a));
-    IB_TRY(check_finite(b));
-    for (size_t i = 0; i < a.size(); i++)
-        if (a[i] < 0 || b[i] < 0)
-            return Error{"negative bucket count"};
-    const double na = std::accumulate(a.begin(), a.end(), 0.0);
-    const double nb = std::accumulate(b.begin(), b.end(), 0.0);
-    if (na == 0 || nb == 0)
-        return Error{"an empty histogram"};
-    const double n = na + nb;
-
-    Homogeneity h;
-    double ca = 0, cb = 0;
-    for (size_t i = 0; i < a.size(); i++) {
-        ca += a[i];
-        cb += b[i];
-        h.ks_d = std::max(h.ks_d, std::fabs(ca / na - cb / nb));
-    }
-
-    // Merge buckets until both rows expect >= 5 events; a short tail joins the last cell.
-    std::vector<std::pair<double, double>> cells;
-    std::pair<double, double> open{0, 0};
-    const double smaller = std::min(na, nb);
-    for (size_t i = 0; i < a.size(); i++) {
-        open.first += a[i];
-        open.second += b[i];
-        if ((open.first + open.second) * smaller / n >= 5) {
-            cells.push_back(open);
-            open = {0, 0};
-        }
-    }
-    if (open.first + open.second > 0) {
-        if (cells.empty())
-            cells.push_back(open);
-        else {
-            cells.back().first += open.first;
-            cells.back().second += open.second;
-        }
-    }
-    if (cells.size() < 2)
-        return h; // one cell: nothing to test, p stays 1
-    for (const auto& [oa, ob] : cells) {
-        const double col = oa + ob;
-        const double ea = col * na / n, eb = col * nb / n;
-        h.chi2 += (oa - ea) * (oa - ea) / ea + (ob - eb) * (ob - eb) / eb;
-    }
-    h.df = unsigned(cells.size() - 1);
-    boost::math::chi_squared dist(h.df);
-    h.p = boost::math::cdf(boost::math::complement(dist, h.chi2));
-    return h;
 }
 
 } // namespace initbench::stats

@@ -1,7 +1,8 @@
 // Statistics for comparing kernels: means by a metric's aggregation kind, spread, Welch's
 // t-test, the equivalence test, the smallest detectable change, alpha spending for tests
-// repeated as samples arrive, LKP's separated-ranges rule, and a test of two histograms. Pure functions on
-// samples; they refuse NaN, infinities and values the aggregation cannot take.
+// repeated as samples arrive, LKP's separated-ranges rule, and a test of two histograms
+// (homogeneity.cpp; the rest stats.cpp). Pure functions on samples; they refuse NaN,
+// infinities and values the aggregation cannot take.
 #pragma once
 
 #include "common/result.h" // Result<T>, Error: errors as values (header-only, no PID-1 code)
@@ -23,6 +24,9 @@ struct Summary {
     std::optional<double> cov; // stddev / |amean|, none when amean is 0
     double min = 0, max = 0;
 };
+
+// Refuses NaN and infinities: every test's first check.
+Status check_finite(std::span<const double> xs);
 
 // Refuses an empty set, NaN and infinities, and values <= 0 for the harmonic and
 // geometric means (a rate of 0 has no harmonic mean worth printing).
