@@ -99,7 +99,7 @@ for ((i = 1; i <= trials; i++)); do
     mkdir -p "$KEEP"
     cp "$tmp/bisect.out" "$KEEP/trial$i.out"
     cp "$tmp/bisect.log" "$KEEP/trial$i.log"
-    rm -rf "$KEEP/trial$i" && cp -r "$tmp/saved" "$KEEP/trial$i"
+    rm -rf "$KEEP/trial$i" && cp -a "$tmp/saved" "$KEEP/trial$i" # -a: the times give the boots' order
   fi
   echo "  trial $i/$trials: first bad, found, steps, skips, boots: $line" >&2
 done

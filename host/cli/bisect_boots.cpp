@@ -69,21 +69,28 @@ struct Boots {
     int exit_code = kBisectGood; // skip or abort when a boot failed
 };
 
-// DIR/LABEL-NNN-bootB.json: NNN the first number not taken, one per step.
-std::string save_path(const std::string& dir, const char* label, unsigned boot) {
-    for (unsigned n = 1;; n++) {
-        char name[64];
-        std::snprintf(name, sizeof name, "%s-%03u-boot%u.json", label, n, boot);
-        fs::path p = fs::path(dir) / name;
-        if (!fs::exists(p))
-            return p.string();
-    }
+} // namespace
+
+std::string step_save_path(const std::string& dir, const char* label, unsigned step, unsigned boot) {
+    char name[64];
+    std::snprintf(name, sizeof name, "%s-%03u-boot%u.json", label, step, boot);
+    return (fs::path(dir) / name).string();
 }
+
+unsigned next_step_number(const std::string& dir) {
+    unsigned n = 1;
+    std::error_code ec;
+    while (fs::exists(step_save_path(dir, "step", n, 1), ec) || fs::exists(step_save_path(dir, "baseline", n, 1), ec))
+        n++;
+    return n;
+}
+
+namespace {
 
 // Boots `kernel` `count` more times, numbered from `first`: each boot's document is saved
 // (LABEL-…), and a failed boot ends the step (a skip, or an abort when interrupted).
 Boots boot_all(const BisectCli& cli, const std::string& kernel, const char* label, RunOptions run,
-               unsigned first, unsigned count) {
+               unsigned step_number, unsigned first, unsigned count) {
     Boots out;
     // Each bzImage is extracted once (cached by its SHA-256); its boots share the vmlinux.
     auto kernel_boot = choose_kernel_boot(kernel, cli.boot.arch, boot_mode(cli.boot.boot), run.cache_dir);
@@ -102,7 +109,7 @@ Boots boot_all(const BisectCli& cli, const std::string& kernel, const char* labe
         Verdict v = judge(r.log, r.child);
         nlohmann::json doc = results_document(r.log, v, std::move(r.host), std::move(r.environment));
         if (!cli.save_dir.empty()) {
-            std::string path = save_path(cli.save_dir, label, i);
+            std::string path = step_save_path(cli.save_dir, label, step_number, i);
             std::ofstream(path) << doc.dump(1) << "\n";
         }
         if (v.exit_code == kExitInterrupted) {
@@ -155,8 +162,10 @@ Result<std::optional<RunOptions>> plan_baseline_boot(const BisectCli& cli, const
 int StepBoots::one(bool of_baseline) {
     auto& into = of_baseline ? bases : steps;
     const unsigned n = unsigned(into.size() + 1);
-    Boots more = of_baseline ? boot_all(cli, cli.baseline_kernel, "baseline", *baseline, n, 1)
-                             : boot_all(cli, cli.kernel, "step", step, n, 1);
+    if (!cli.save_dir.empty() && number == 0)
+        number = next_step_number(cli.save_dir); // before this step's first file
+    Boots more = of_baseline ? boot_all(cli, cli.baseline_kernel, "baseline", *baseline, number, n, 1)
+                             : boot_all(cli, cli.kernel, "step", step, number, n, 1);
     if (more.exit_code == kBisectGood)
         into.push_back(std::move(more.runs[0]));
     return more.exit_code;

@@ -35,6 +35,11 @@ int run_build(const BisectCli& cli);
 Result<std::optional<RunOptions>> plan_baseline_boot(const BisectCli& cli, const std::vector<std::string>& params,
                                                      const char* argv0);
 
+// --save-dir's files: DIR/LABEL-NNN-bootB.json ("step" or "baseline"), NNN one number for
+// every boot of a step: the first that no earlier step's first boot took.
+std::string step_save_path(const std::string& dir, const char* label, unsigned step, unsigned boot);
+unsigned next_step_number(const std::string& dir);
+
 // A step's boots, and with --baseline-kernel the good kernel's beside them in the order
 // B S, S B, B S, ...: a host whose speed drifts during the step moves both sides alike, and
 // those boots, not the --baseline files' numbers, are the baseline.
@@ -53,6 +58,7 @@ struct StepBoots {
 
 private:
     int one(bool of_baseline);
+    unsigned number = 0; // the step's NNN in --save-dir, chosen at its first boot
 };
 
 } // namespace initbench

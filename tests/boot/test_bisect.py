@@ -252,13 +252,13 @@ class BisectStepMoreBoots(unittest.TestCase):
         # beside the step, interleaved; its boots are the baseline.
         base_params = Path(cls.tmp.name) / "good.params"
         base_params.write_text(" ".join(cls.EXPERIMENT) + "\n")
-        cls.interleaved_saved = Path(cls.tmp.name) / "interleaved"
+        # Saved beside the first step's two boots: every boot of this step under the next number.
         cls.interleaved = initbench(
             "bisect-step", "--accel", "tcg", "--timeout", f"{limit:g}", "--kernel", bootlib.kernel(),
             "--image", bootlib.IMAGE, *[f"--param={p}" for p in (*cls.EXPERIMENT, "slub_debug=FZPU")],
             "--metric", "fork/ops_per_s", "--baseline", str(cls.baseline), "--baseline-kernel", bootlib.kernel(),
             "--baseline-params-file", str(base_params), "--max-change", "-15%", "--boots", "2",
-            "--save-dir", str(cls.interleaved_saved), "--",
+            "--save-dir", str(cls.saved), "--",
             "sh", "-c", "grep Cpus_allowed_list: /proc/self/status > build-affinity",
             cwd=cls.tmp.name, timeout=4 * limits.boot_wait(limit))
 
@@ -273,7 +273,8 @@ class BisectStepMoreBoots(unittest.TestCase):
                                    r"one more boot")
         self.assertRegex(p.stdout, r"bisect-step: fork/ops_per_s \[icount\]: mean [\d.]+ \(n=2\) vs baseline "
                                    r"[\d.]+ \(n=1\): -7\d\.\d\d%")
-        self.assertEqual(len(list(self.saved.glob("*.json"))), 2)
+        self.assertEqual(sorted(f.name for f in self.saved.glob("*-001-*.json")),
+                         ["step-001-boot1.json", "step-001-boot2.json"])
 
     def test_baseline_kernel_is_booted_interleaved_and_is_the_baseline(self):
         p = self.interleaved
@@ -282,8 +283,10 @@ class BisectStepMoreBoots(unittest.TestCase):
         self.assertRegex(p.stdout, r"bisect-step: fork/ops_per_s \[icount\]: mean [\d.]+ \(n=2\) vs baseline "
                                    r"[\d.]+ \(n=2\): -7\d\.\d\d%.*DIFFERENT, bad")
         self.assertIn("the baseline's '", p.stdout, "the parameters that differ are named")
-        saved = sorted(self.interleaved_saved.glob("*.json"), key=lambda f: f.stat().st_mtime_ns)
-        self.assertEqual([f.name.split("-")[0] for f in saved], ["baseline", "step", "step", "baseline"])
+        saved = sorted(self.saved.glob("*-002-*.json"), key=lambda f: f.stat().st_mtime_ns)
+        self.assertEqual([f.name for f in saved], ["baseline-002-boot1.json", "step-002-boot1.json",
+                                                   "step-002-boot2.json", "baseline-002-boot2.json"])
+        self.assertEqual(len(list(self.saved.glob("*.json"))), 6)
         for f in saved:
             cmdline = json.loads(f.read_text())["records"][0]["kernel"]["cmdline"]
             self.assertEqual("slub_debug=FZPU" in cmdline.split(), f.name.startswith("step"), f.name)
