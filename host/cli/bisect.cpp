@@ -32,7 +32,8 @@ constexpr const char* kBisectFooter =
 The build command runs as an argument vector (never through a shell; --build-shell runs a
 shell string you give). Then the kernel is booted --boots times with the kernel parameters
 of --params-file and --param, and the metric is judged with compare's verdict: DIFFERENT
-the bad way is bad, SAME or better is good, UNKNOWN a skip. --max-boots boots again while
+the bad way is bad, SAME or better is good, and so is a change shown not worse than the
+limit by the one-sided test; otherwise a skip. --max-boots boots again while
 undecided (alpha spending keeps --confidence). --baseline-kernel boots a good kernel beside
 each step, interleaved, and judges against those boots: a drifting host moves both alike.
 
