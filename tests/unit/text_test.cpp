@@ -60,6 +60,12 @@ TEST(Text, EnumNamesBothWays) {
     EXPECT_EQ(name_of(kColours, static_cast<Colour>(7)), "red"); // not in the table: the first
 }
 
+// A command line's choices from the table: all of them, or all but some, in order.
+TEST(Text, EnumNamesAsChoices) {
+    EXPECT_EQ(names_of(kColours), (std::vector<std::string>{"red", "green", "blue"}));
+    EXPECT_EQ(names_of(kColours, {Colour::green}), (std::vector<std::string>{"red", "blue"}));
+}
+
 TEST(Text, HexOfBytesInOrder) {
     const unsigned char id[] = {0x00, 0x0f, 0xa5, 0xff};
     EXPECT_EQ(to_hex(id), "000fa5ff");
