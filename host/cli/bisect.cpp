@@ -36,6 +36,9 @@ the bad way is bad, SAME or better is good, and so is a change shown not worse t
 limit by the one-sided test; otherwise a skip. --max-boots boots again while
 undecided (alpha spending keeps --confidence). --baseline-kernel boots a good kernel beside
 each step, interleaved, and judges against those boots: a drifting host moves both alike.
+Then a step is good by the paired test alone: the pairs' log ratios, their 20 % trimmed
+mean, shown above the limit (below it for a rise), so that one boot a stalled host slowed
+does not hold a good step back.
 
 Exit codes (for git bisect run):
   0    good
@@ -47,6 +50,7 @@ Exit codes (for git bisect run):
 // Everything that can be checked before building: a bad command line aborts the bisection.
 struct Plan {
     std::vector<RunFile> baseline;
+    bool paired = false; // baseline[i] was booted beside step i (--baseline-kernel)
     double bad_pct = 0;   // baseline mode
     double threshold = 0; // threshold mode
     int bad_sign = 0;
@@ -99,6 +103,8 @@ Result<Plan> plan(BisectCli& cli, const char* argv0) {
         if (sign == 0)
             sign = base_metric->better == Better::higher ? -1 : 1;
         p.bad_pct = sign * amount->first;
+        if (p.bad_pct <= -100)
+            return Error{"--max-change '" + cli.max_change + "': a fall of 100 % or more cannot happen"};
     } else {
         auto amount = signed_amount(cli.threshold, false);
         if (!amount)
@@ -141,8 +147,11 @@ Judged judge_step(const BisectCli& cli, const Plan& p, const std::vector<RunFile
             return final(kBisectAbort, "abort: the baseline has no usable " + id);
         if (!row->sides[1].summary)
             return final(kBisectSkip, "skip: " + id + ": " + row->sides[1].error);
+        // Pairs only where every run gave one sample: per-run means, none missing.
+        const bool paired = p.paired && row->sides[0].samples.size() == p.baseline.size() &&
+                            row->sides[1].samples.size() == runs.size() && runs.size() >= 2;
         return figures(decide_against_baseline(row->sides[0].samples, row->sides[1].samples, p.bad_pct,
-                                               confidence, deterministic));
+                                               confidence, deterministic, paired));
     }
     int sign = p.bad_sign;
     if (sign == 0 && metric.value().better == Better::unknown)
@@ -238,6 +247,7 @@ int run_step(BisectCli& cli, const char* argv0) {
         if (int rc = boots.pair(); rc != kBisectGood)
             return rc;
     Plan judged = p;
+    judged.paired = boots.baseline.has_value();
     if (boots.baseline)
         judged.baseline = boots.bases;
     if (!judged.baseline.empty() && !parameters_agree(cli, judged.baseline[0], boots.steps[0]))

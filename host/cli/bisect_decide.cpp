@@ -29,6 +29,42 @@ StepDecision place(double lo, double hi, double limit, int bad_sign, const std::
                              "to decide (skip; more boots or rounds help)"};
 }
 
+// Boots booted in pairs: the good side is one test, the paired test of the pairs' log ratios
+// at their 20 %-trimmed mean (Yuen's), one-sided against ln(1 + limit). Pairing takes a
+// drifting host out of the spread; trimming takes out the single boot that a stalled host
+// makes a third to a half slower, about one pair in six on a busy TCG host, which widens
+// Welch's interval past any limit. It replaces SAME and the unpaired one-sided test (two
+// tests at one level would err up to twice as often). The bad side stays compare's verdict.
+// On the wall clock from 3 pairs: at 2, one degree of freedom takes the agreement of two
+// neighbouring boots (B S S B) that one host stall slowed alike for precision.
+StepDecision decide_by_pairs(std::span<const double> base, std::span<const double> step,
+                             const Change& c, double bad_pct, double confidence, bool deterministic,
+                             const std::string& figures) {
+    const std::string rule = "bad when DIFFERENT by " + std::string(bad_pct < 0 ? "<= " : ">= ") +
+                             pct_text(bad_pct) + ", good when the paired test shows it " +
+                             (bad_pct < 0 ? "above" : "below") + ", at " +
+                             format_number(confidence * 100, "%.4g") + " %";
+    if (c.verdict == Decision::different && c.kind == ChangeKind::worse)
+        return {kBisectBad, figures + "; " + rule + ": DIFFERENT, bad"};
+    if (step.size() < 3 && !deterministic)
+        return {kBisectSkip, figures + "; " + rule + ": undecided (skip; more boots decide): the "
+                                 "paired test needs 3 pairs on the wall clock"};
+    auto w = stats::paired_log_ratio(base, step, confidence, kPairedTrim);
+    if (!w)
+        return {kBisectSkip, figures + "; " + rule + ": undecided (skip): " + w.error().message()};
+    const double p = stats::one_sided_p(w.value(), std::log1p(bad_pct / 100), bad_pct < 0);
+    const std::string paired = "the paired test, middle " + format_number(w.value().df + 1, "%g") +
+                               " of " + std::to_string(step.size()) + " pairs: " +
+                               pct_text(std::expm1(w.value().diff) * 100) + ", p = " +
+                               format_number(p, "%.3g");
+    if (p < 1 - confidence)
+        return {kBisectGood, figures + "; " + rule + ": not " + (bad_pct < 0 ? "below " : "above ") +
+                                 pct_text(bad_pct) + " (" + paired + "), good"};
+    return {kBisectSkip, figures + "; " + rule + ": undecided (skip; more boots decide): " + paired +
+                             ", not below " + format_number(1 - confidence, "%.3g") + "; " +
+                             compare_render::undecided_text(c, base.size(), step.size())};
+}
+
 // Two samples or more a side: compare's verdict with --min-effect at the limit. DIFFERENT the
 // bad way is bad; SAME, or DIFFERENT the good way, is good. A step's question is one-sided
 // (worse than the limit or not), so an UNKNOWN is still good when the equivalence test's half
@@ -36,7 +72,7 @@ StepDecision place(double lo, double hi, double limit, int bad_sign, const std::
 // of, at the same level. Otherwise a skip.
 StepDecision decide_by_verdict(std::span<const double> base, std::span<const double> step,
                                double base_mean, double step_mean, double bad_pct, double confidence,
-                               bool deterministic) {
+                               bool deterministic, bool paired) {
     CompareOptions options;
     options.method = method_for_clock(Method::auto_, deterministic ? "icount" : "wall");
     options.confidence = confidence;
@@ -51,6 +87,8 @@ StepDecision decide_by_verdict(std::span<const double> base, std::span<const dou
     if (w)
         figures += ", interval [" + pct_text(w.value().ci_lo / std::fabs(base_mean) * 100) + ", " +
                    pct_text(w.value().ci_hi / std::fabs(base_mean) * 100) + "]";
+    if (paired)
+        return decide_by_pairs(base, step, c, bad_pct, confidence, deterministic, figures);
     const std::string rule = "bad when DIFFERENT by " + std::string(bad_pct < 0 ? "<= " : ">= ") +
                              pct_text(bad_pct) + " at " + format_number(confidence * 100, "%.4g") + " %";
     switch (c.verdict) {
@@ -79,7 +117,8 @@ StepDecision decide_by_verdict(std::span<const double> base, std::span<const dou
 } // namespace
 
 StepDecision decide_against_baseline(std::span<const double> base, std::span<const double> step,
-                                     double bad_pct, double confidence, bool deterministic) {
+                                     double bad_pct, double confidence, bool deterministic,
+                                     bool paired) {
     auto b = stats::mean_interval(base, confidence);
     auto s = stats::mean_interval(step, confidence);
     if (!b || !s)
@@ -90,7 +129,7 @@ StepDecision decide_against_baseline(std::span<const double> base, std::span<con
     double lo = 0, hi = 0;
     if (base.size() >= 2 && step.size() >= 2)
         return decide_by_verdict(base, step, b.value().mean, s.value().mean, bad_pct, confidence,
-                                 deterministic);
+                                 deterministic, paired && base.size() == step.size());
     if (base.size() == 1 && step.size() == 1) {
         return {kBisectSkip, "one sample a side: no spread to judge the change by (skip; "
                              "initbench.rounds=3 or --boots 2 on each side decide)"};

@@ -27,8 +27,14 @@ struct StepDecision {
 // side always skips (no spread to judge by). One sample against several decides only on a
 // deterministic clock, by the several's prediction interval against the limit; the wall
 // clock skips.
+// paired: base[i] and step[i] were booted one after the other (--baseline-kernel). Then a
+// step is good by the paired test alone (kPairedTrim below), not by SAME: see decide_by_pairs.
 StepDecision decide_against_baseline(std::span<const double> base, std::span<const double> step,
-                                     double bad_pct, double confidence, bool deterministic);
+                                     double bad_pct, double confidence, bool deterministic,
+                                     bool paired = false);
+
+// The fraction of pairs the paired test cuts from each end (Yuen's 20 % trimmed mean).
+inline constexpr double kPairedTrim = 0.2;
 
 // Bad when the step's mean lies beyond `threshold` on the `bad_sign` side (-1: below is bad,
 // +1: above is bad), by its confidence interval as above.

@@ -122,13 +122,16 @@ Result<Welch> welch(std::span<const double> a, std::span<const double> b, double
     return w;
 }
 
-Result<Welch> paired_log_ratio(std::span<const double> a, std::span<const double> b, double confidence) {
+Result<Welch> paired_log_ratio(std::span<const double> a, std::span<const double> b, double confidence,
+                               double trim) {
     IB_TRY(check_confidence(confidence));
     if (a.size() != b.size())
         return Error{"the paired test needs as many samples a side (has " + std::to_string(a.size()) +
                      " and " + std::to_string(b.size()) + ")"};
     if (a.size() < 2)
         return Error{"the paired test needs at least 2 pairs"};
+    if (!(trim >= 0 && trim < 0.5))
+        return Error{"the paired test trims a fraction from 0 to below 0.5 of each end"};
     IB_TRY(check_finite(a));
     IB_TRY(check_finite(b));
     std::vector<double> ratios;
@@ -137,8 +140,18 @@ Result<Welch> paired_log_ratio(std::span<const double> a, std::span<const double
             return Error{"the paired test takes log ratios: every sample must be > 0"};
         ratios.push_back(std::log(b[i] / a[i]));
     }
-    const double mean = arithmetic_mean(ratios);
-    const SePart part{sample_variance(ratios, mean) / double(ratios.size()), double(ratios.size() - 1)};
+    const size_t n = ratios.size(), g = size_t(std::floor(trim * double(n))), h = n - 2 * g;
+    if (h < 2)
+        return Error{"the paired test keeps fewer than 2 pairs after trimming"};
+    std::sort(ratios.begin(), ratios.end());
+    const double mean = arithmetic_mean(std::span(ratios).subspan(g, h));
+    for (size_t i = 0; i < g; i++) { // winsorize
+        ratios[i] = ratios[g];
+        ratios[n - 1 - i] = ratios[n - 1 - g];
+    }
+    const double var = sample_variance(ratios, arithmetic_mean(ratios)) * double(n - 1) /
+                       (double(h) * double(h - 1));
+    const SePart part{var, double(h - 1)};
     Welch w = welch_of(mean, std::span(&part, 1), confidence);
     w.var_b = part.var;
     return w;

@@ -282,6 +282,9 @@ class BisectStepMoreBoots(unittest.TestCase):
         # Judged against its own two baseline boots, not the one of --baseline.
         self.assertRegex(p.stdout, r"bisect-step: fork/ops_per_s \[icount\]: mean [\d.]+ \(n=2\) vs baseline "
                                    r"[\d.]+ \(n=2\): -7\d\.\d\d%.*DIFFERENT, bad")
+        # Its boots are pairs, and its good side their paired test; not so against results.
+        self.assertIn("good when the paired test shows it above", p.stdout)
+        self.assertNotIn("paired test", self.step.stdout)
         self.assertIn("the baseline's '", p.stdout, "the parameters that differ are named")
         saved = sorted(self.saved.glob("*-002-*.json"), key=lambda f: f.stat().st_mtime_ns)
         self.assertEqual([f.name for f in saved], ["baseline-002-boot1.json", "step-002-boot1.json",

@@ -141,6 +141,37 @@ TEST(Paired, DriftBetweenPairsStaysOutOfTheRatios) {
     EXPECT_NEAR(d.value(), (4.032143 + 0.919544) * sd / std::sqrt(6.0), 1e-5 * sd); // t(0.995, 5), t(0.8, 5)
 }
 
+// Yuen's trimmed test against SciPy's (ttest_ind(x, zeros, trim=0.2, equal_var=False): a
+// constant second group leaves the one-sample test, t = -0.3719040, p = 0.7252051; against
+// ln(0.85), one-sided, t = 8.694312, p = 0.0001665). The ratios are ten wall-clock pairs of
+// one bisection step, one of them a boot that a stalled host slowed by 42 %: untrimmed, that
+// pair alone holds the one-sided p at 0.0421 (ttest_1samp).
+TEST(Paired, TrimmedMatchesYuensTestAndShrugsOffOneWildPair) {
+    const double x[] = {-0.02, 0.02, -0.54, 0.05, 0.01, 0.05, -0.04, 0.03, -0.04, -0.07};
+    V a, b;
+    for (double r : x) {
+        a.push_back(700);
+        b.push_back(700 * std::exp(r));
+    }
+    auto w = paired_log_ratio(a, b, 0.95, 0.2);
+    ASSERT_TRUE(w.ok()) << w.error().message();
+    EXPECT_NEAR(w.value().diff, -0.02 / 3, 1e-12); // the middle six
+    EXPECT_NEAR(w.value().se, 0.0179258, 1e-7);
+    EXPECT_EQ(w.value().df, 5);
+    EXPECT_NEAR(w.value().t, -0.3719040, 1e-6);
+    EXPECT_NEAR(w.value().p, 0.7252051, 1e-6);
+    EXPECT_NEAR(one_sided_p(w.value(), std::log(0.85), true), 0.0001665, 1e-7);
+    auto untrimmed = paired_log_ratio(a, b, 0.95);
+    ASSERT_TRUE(untrimmed.ok());
+    EXPECT_NEAR(one_sided_p(untrimmed.value(), std::log(0.85), true), 0.042108, 1e-6);
+    // Below five pairs 20 % cuts nothing: Student's test as it is.
+    auto four = paired_log_ratio(V(a.begin(), a.begin() + 4), V(b.begin(), b.begin() + 4), 0.95, 0.2);
+    auto four_untrimmed = paired_log_ratio(V(a.begin(), a.begin() + 4), V(b.begin(), b.begin() + 4), 0.95);
+    EXPECT_DOUBLE_EQ(four.value().p, four_untrimmed.value().p);
+    EXPECT_FALSE(paired_log_ratio(a, b, 0.95, 0.5).ok());
+    EXPECT_FALSE(paired_log_ratio(V{1, 2, 3}, V{1, 2, 3}, 0.95, 0.4).ok()); // keeps one pair
+}
+
 TEST(Paired, RefusesUnequalSidesOnePairAndValuesNotAboveZero) {
     EXPECT_FALSE(paired_log_ratio(V{1, 2, 3}, V{1, 2}, 0.95).ok());
     EXPECT_FALSE(paired_log_ratio(V{1}, V{1}, 0.95).ok());
