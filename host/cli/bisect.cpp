@@ -50,7 +50,7 @@ Exit codes (for git bisect run):
 // Everything that can be checked before building: a bad command line aborts the bisection.
 struct Plan {
     std::vector<RunFile> baseline;
-    bool paired = false; // baseline[i] was booted beside step i (--baseline-kernel)
+    bool paired = false;  // baseline[i] was booted beside step i (--baseline-kernel)
     double bad_pct = 0;   // baseline mode
     double threshold = 0; // threshold mode
     int bad_sign = 0;
@@ -104,7 +104,8 @@ Result<Plan> plan(BisectCli& cli, const char* argv0) {
             sign = base_metric->better == Better::higher ? -1 : 1;
         p.bad_pct = sign * amount->first;
         if (p.bad_pct <= -100)
-            return Error{"--max-change '" + cli.max_change + "': a fall of 100 % or more cannot happen"};
+            return Error{"--max-change '" + cli.max_change +
+                         "': a fall of 100 % or more cannot happen"};
     } else {
         auto amount = signed_amount(cli.threshold, false);
         if (!amount)
@@ -150,8 +151,8 @@ Judged judge_step(const BisectCli& cli, const Plan& p, const std::vector<RunFile
         // Pairs only where every run gave one sample: per-run means, none missing.
         const bool paired = p.paired && row->sides[0].samples.size() == p.baseline.size() &&
                             row->sides[1].samples.size() == runs.size() && runs.size() >= 2;
-        return figures(decide_against_baseline(row->sides[0].samples, row->sides[1].samples, p.bad_pct,
-                                               confidence, deterministic, paired));
+        return figures(decide_against_baseline(row->sides[0].samples, row->sides[1].samples,
+                                               p.bad_pct, confidence, deterministic, paired));
     }
     int sign = p.bad_sign;
     if (sign == 0 && metric.value().better == Better::unknown)

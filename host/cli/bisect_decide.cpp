@@ -47,21 +47,24 @@ StepDecision decide_by_pairs(std::span<const double> base, std::span<const doubl
     if (c.verdict == Decision::different && c.kind == ChangeKind::worse)
         return {kBisectBad, figures + "; " + rule + ": DIFFERENT, bad"};
     if (step.size() < 3 && !deterministic)
-        return {kBisectSkip, figures + "; " + rule + ": undecided (skip; more boots decide): the "
+        return {kBisectSkip, figures + "; " + rule +
+                                 ": undecided (skip; more boots decide): the "
                                  "paired test needs 3 pairs on the wall clock"};
     auto w = stats::paired_log_ratio(base, step, confidence, kPairedTrim);
     if (!w)
         return {kBisectSkip, figures + "; " + rule + ": undecided (skip): " + w.error().message()};
     const double p = stats::one_sided_p(w.value(), std::log1p(bad_pct / 100), bad_pct < 0);
     const std::string paired = "the paired test, middle " + format_number(w.value().df + 1, "%g") +
-                               " of " + std::to_string(step.size()) + " pairs: " +
-                               pct_text(std::expm1(w.value().diff) * 100) + ", p = " +
-                               format_number(p, "%.3g");
+                               " of " + std::to_string(step.size()) +
+                               " pairs: " + pct_text(std::expm1(w.value().diff) * 100) +
+                               ", p = " + format_number(p, "%.3g");
     if (p < 1 - confidence)
-        return {kBisectGood, figures + "; " + rule + ": not " + (bad_pct < 0 ? "below " : "above ") +
-                                 pct_text(bad_pct) + " (" + paired + "), good"};
-    return {kBisectSkip, figures + "; " + rule + ": undecided (skip; more boots decide): " + paired +
-                             ", not below " + format_number(1 - confidence, "%.3g") + "; " +
+        return {kBisectGood, figures + "; " + rule + ": not " +
+                                 (bad_pct < 0 ? "below " : "above ") + pct_text(bad_pct) + " (" +
+                                 paired + "), good"};
+    return {kBisectSkip, figures + "; " + rule +
+                             ": undecided (skip; more boots decide): " + paired + ", not below " +
+                             format_number(1 - confidence, "%.3g") + "; for bad, the two sides: " +
                              compare_render::undecided_text(c, base.size(), step.size())};
 }
 
@@ -71,8 +74,8 @@ StepDecision decide_by_pairs(std::span<const double> base, std::span<const doubl
 // on the bad side alone shows the change beyond the limit: the test SAME needs both halves
 // of, at the same level. Otherwise a skip.
 StepDecision decide_by_verdict(std::span<const double> base, std::span<const double> step,
-                               double base_mean, double step_mean, double bad_pct, double confidence,
-                               bool deterministic, bool paired) {
+                               double base_mean, double step_mean, double bad_pct,
+                               double confidence, bool deterministic, bool paired) {
     CompareOptions options;
     options.method = method_for_clock(Method::auto_, deterministic ? "icount" : "wall");
     options.confidence = confidence;

@@ -122,8 +122,8 @@ Result<Welch> welch(std::span<const double> a, std::span<const double> b, double
     return w;
 }
 
-Result<Welch> paired_log_ratio(std::span<const double> a, std::span<const double> b, double confidence,
-                               double trim) {
+Result<Welch> paired_log_ratio(std::span<const double> a, std::span<const double> b,
+                               double confidence, double trim) {
     IB_TRY(check_confidence(confidence));
     if (a.size() != b.size())
         return Error{"the paired test needs as many samples a side (has " + std::to_string(a.size()) +

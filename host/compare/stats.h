@@ -66,8 +66,8 @@ Result<Welch> welch(std::span<const double> a, std::span<const double> b, std::s
 // each end, diff is the mean of the h = n - 2g left, se^2 (n - 1) s_w^2 / (h (h - 1)) with
 // s_w^2 the winsorized variance (each cut ratio set to the nearest one kept), df h - 1. One
 // wild pair (a boot that a stalled host made a third slower) then moves neither diff nor se.
-Result<Welch> paired_log_ratio(std::span<const double> a, std::span<const double> b, double confidence,
-                               double trim = 0);
+Result<Welch> paired_log_ratio(std::span<const double> a, std::span<const double> b,
+                               double confidence, double trim = 0);
 
 // The mean of one sample with its two-sided confidence interval (Student's t). One value
 // gives a zero-width interval: only meaningful where the clock is deterministic.

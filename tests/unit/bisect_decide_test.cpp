@@ -91,20 +91,24 @@ TEST(BisectDecision, PairedBootsSeeThroughOneSlowBootAndADriftingHost) {
     const V stalled_step{706.2, 767.0, 499.1, 754.0, 783.8, 800.1, 761.9, 854.9, 773.0, 766.4};
     const V drift_base{840.7, 869.7, 598.0, 627.0, 601.8, 637.8, 566.0, 613.8, 631.0, 644.3};
     const V drift_step{872.4, 893.9, 615.7, 635.6, 612.3, 614.2, 614.1, 593.5, 617.4, 632.5};
-    for (const auto& [base, step] : {std::pair{stalled_base, stalled_step}, std::pair{drift_base, drift_step}}) {
+    for (const auto& [base, step] :
+         {std::pair{stalled_base, stalled_step}, std::pair{drift_base, drift_step}}) {
         StepDecision apart = decide_against_baseline(base, step, -15, confidence, false);
         EXPECT_EQ(apart.exit_code, kBisectSkip) << apart.why;
         StepDecision paired = decide_against_baseline(base, step, -15, confidence, false, true);
         EXPECT_EQ(paired.exit_code, kBisectGood) << paired.why;
-        EXPECT_NE(paired.why.find("good when the paired test shows it above"), std::string::npos) << paired.why;
-        EXPECT_NE(paired.why.find(": not below -15.00% (the paired test, middle 6 of 10 pairs: "), std::string::npos)
+        EXPECT_NE(paired.why.find("good when the paired test shows it above"), std::string::npos)
+            << paired.why;
+        EXPECT_NE(paired.why.find(": not below -15.00% (the paired test, middle 6 of 10 pairs: "),
+                  std::string::npos)
             << paired.why;
     }
     // A bad commit (slub_debug=FZPU, -55 %) whose boots ran beside a test suite, two of its
     // pairs the other way round: never good.
     const V busy_base{319.0, 821.0, 535.2, 126.9, 413.4, 149.9, 128.5, 285.3, 240.7, 180.1};
     const V busy_step{379.5, 395.5, 210.1, 126.9, 80.2, 89.8, 153.4, 110.8, 125.0, 125.5};
-    EXPECT_NE(decide_against_baseline(busy_base, busy_step, -15, confidence, false, true).exit_code, kBisectGood);
+    EXPECT_NE(decide_against_baseline(busy_base, busy_step, -15, confidence, false, true).exit_code,
+              kBisectGood);
     // Right at the limit, however tight: never good. Near it with pairs 15 % apart: a skip
     // that gives the paired test's p.
     V at_limit, near_limit;
@@ -112,23 +116,38 @@ TEST(BisectDecision, PairedBootsSeeThroughOneSlowBootAndADriftingHost) {
         at_limit.push_back(stalled_base[i] * 0.85 * (i % 2 ? 1.001 : 0.999));
         near_limit.push_back(stalled_base[i] * (i % 2 ? 0.80 : 0.95));
     }
-    EXPECT_NE(decide_against_baseline(stalled_base, at_limit, -15, confidence, false, true).exit_code, kBisectGood);
-    StepDecision near = decide_against_baseline(stalled_base, near_limit, -15, confidence, false, true);
+    EXPECT_NE(
+        decide_against_baseline(stalled_base, at_limit, -15, confidence, false, true).exit_code,
+        kBisectGood);
+    StepDecision near =
+        decide_against_baseline(stalled_base, near_limit, -15, confidence, false, true);
     EXPECT_EQ(near.exit_code, kBisectSkip) << near.why;
-    EXPECT_NE(near.why.find("undecided (skip; more boots decide): the paired test, middle 6 of 10 pairs: -12.82%, p = 0.316"),
+    EXPECT_NE(near.why.find(
+                  "undecided (skip; more boots decide): the paired test, middle 6 of 10 pairs: "
+                  "-12.82%, p = 0.316, not below 0.00556; for bad, the two sides: n = 10 a side"),
               std::string::npos)
         << near.why;
     // Two pairs that agree: good under icount, a skip on the wall clock, where one host
     // stall can slow two neighbouring boots alike.
-    EXPECT_EQ(decide_against_baseline(V{800, 700}, V{799, 701}, -15, 0.95, true, true).exit_code, kBisectGood);
+    EXPECT_EQ(decide_against_baseline(V{800, 700}, V{799, 701}, -15, 0.95, true, true).exit_code,
+              kBisectGood);
     StepDecision two = decide_against_baseline(V{800, 700}, V{799, 701}, -15, 0.95, false, true);
     EXPECT_EQ(two.exit_code, kBisectSkip) << two.why;
-    EXPECT_NE(two.why.find("the paired test needs 3 pairs on the wall clock"), std::string::npos) << two.why;
+    EXPECT_NE(two.why.find("the paired test needs 3 pairs on the wall clock"), std::string::npos)
+        << two.why;
     // The bad side is compare's verdict, paired or not; and a rise is bad for a latency.
-    EXPECT_EQ(decide_against_baseline(scaled(200, 6), scaled(140, 6), -15, 0.95, false, true).exit_code, kBisectBad);
-    EXPECT_EQ(decide_against_baseline(scaled(100, 6), scaled(101, 6), 20, 0.95, false, true).exit_code, kBisectGood);
-    EXPECT_EQ(decide_against_baseline(scaled(100, 6), scaled(119, 6), 20, 0.95, false, true).exit_code, kBisectGood);
-    EXPECT_NE(decide_against_baseline(scaled(100, 6), scaled(125, 6), 20, 0.95, false, true).exit_code, kBisectGood);
+    EXPECT_EQ(
+        decide_against_baseline(scaled(200, 6), scaled(140, 6), -15, 0.95, false, true).exit_code,
+        kBisectBad);
+    EXPECT_EQ(
+        decide_against_baseline(scaled(100, 6), scaled(101, 6), 20, 0.95, false, true).exit_code,
+        kBisectGood);
+    EXPECT_EQ(
+        decide_against_baseline(scaled(100, 6), scaled(119, 6), 20, 0.95, false, true).exit_code,
+        kBisectGood);
+    EXPECT_NE(
+        decide_against_baseline(scaled(100, 6), scaled(125, 6), 20, 0.95, false, true).exit_code,
+        kBisectGood);
 }
 
 TEST(BisectDecision, Threshold) {

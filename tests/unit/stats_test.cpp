@@ -165,8 +165,10 @@ TEST(Paired, TrimmedMatchesYuensTestAndShrugsOffOneWildPair) {
     ASSERT_TRUE(untrimmed.ok());
     EXPECT_NEAR(one_sided_p(untrimmed.value(), std::log(0.85), true), 0.042108, 1e-6);
     // Below five pairs 20 % cuts nothing: Student's test as it is.
-    auto four = paired_log_ratio(V(a.begin(), a.begin() + 4), V(b.begin(), b.begin() + 4), 0.95, 0.2);
-    auto four_untrimmed = paired_log_ratio(V(a.begin(), a.begin() + 4), V(b.begin(), b.begin() + 4), 0.95);
+    auto four =
+        paired_log_ratio(V(a.begin(), a.begin() + 4), V(b.begin(), b.begin() + 4), 0.95, 0.2);
+    auto four_untrimmed =
+        paired_log_ratio(V(a.begin(), a.begin() + 4), V(b.begin(), b.begin() + 4), 0.95);
     EXPECT_DOUBLE_EQ(four.value().p, four_untrimmed.value().p);
     EXPECT_FALSE(paired_log_ratio(a, b, 0.95, 0.5).ok());
     EXPECT_FALSE(paired_log_ratio(V{1, 2, 3}, V{1, 2, 3}, 0.95, 0.4).ok()); // keeps one pair
