@@ -36,9 +36,10 @@ the bad way is bad, SAME or better is good, and so is a change shown not worse t
 limit by the one-sided test; otherwise a skip. --max-boots boots again while
 undecided (alpha spending keeps --confidence). --baseline-kernel boots a good kernel beside
 each step, interleaved, and judges against those boots: a drifting host moves both alike.
-Then a step is good by the paired test alone: the pairs' log ratios, their 20 % trimmed
-mean, shown above the limit (below it for a rise), so that one boot a stalled host slowed
-does not hold a good step back.
+Then the pairs' log ratios decide too, by their 20 % trimmed mean (the paired test): a step
+is good when it shows them above the limit (below it for a rise), bad when DIFFERENT and it
+shows them beyond, so that one boot a stalled host slowed holds no good step back and a
+burst of load over a step's boots makes no good step bad.
 
 Exit codes (for git bisect run):
   0    good

@@ -29,23 +29,27 @@ StepDecision place(double lo, double hi, double limit, int bad_sign, const std::
                              "to decide (skip; more boots or rounds help)"};
 }
 
-// Boots booted in pairs: the good side is one test, the paired test of the pairs' log ratios
-// at their 20 %-trimmed mean (Yuen's), one-sided against ln(1 + limit). Pairing takes a
-// drifting host out of the spread; trimming takes out the single boot that a stalled host
-// makes a third to a half slower, about one pair in six on a busy TCG host, which widens
-// Welch's interval past any limit. It replaces SAME and the unpaired one-sided test (two
-// tests at one level would err up to twice as often). The bad side stays compare's verdict.
-// On the wall clock from 3 pairs: at 2, one degree of freedom takes the agreement of two
-// neighbouring boots (B S S B) that one host stall slowed alike for precision.
+// Boots booted in pairs: the paired test of the pairs' log ratios at their 20 %-trimmed mean
+// (Yuen's), one-sided against ln(1 + limit), in each direction. Pairing takes a drifting host
+// out of the spread; trimming takes out the single boot that a stalled host makes a third to
+// a half slower, about one pair in six on a busy TCG host, which widens Welch's interval past
+// any limit. Good is the paired test alone: it replaces SAME and the unpaired one-sided test
+// (two tests at one level would err up to twice as often). Bad needs both compare's verdict
+// (DIFFERENT, the two sides' permutation test) and the paired test beyond the limit: each
+// guards against what fools the other (a burst of host load over a step's boots; one degree
+// of freedom), and both at one level still err at most at that level. On the wall clock from
+// 3 pairs: at 2, one degree of freedom takes the agreement of two neighbouring boots
+// (B S S B) that one host stall slowed alike for precision.
 StepDecision decide_by_pairs(std::span<const double> base, std::span<const double> step,
                              const Change& c, double bad_pct, double confidence, bool deterministic,
                              const std::string& figures) {
+    const std::string beyond = bad_pct < 0 ? "below" : "above",
+                      within = bad_pct < 0 ? "above" : "below";
     const std::string rule = "bad when DIFFERENT by " + std::string(bad_pct < 0 ? "<= " : ">= ") +
-                             pct_text(bad_pct) + ", good when the paired test shows it " +
-                             (bad_pct < 0 ? "above" : "below") + ", at " +
+                             pct_text(bad_pct) + " and the paired test puts it " + beyond +
+                             ", good when the paired test puts it " + within + ", at " +
                              format_number(confidence * 100, "%.4g") + " %";
-    if (c.verdict == Decision::different && c.kind == ChangeKind::worse)
-        return {kBisectBad, figures + "; " + rule + ": DIFFERENT, bad"};
+    const bool different = c.verdict == Decision::different && c.kind == ChangeKind::worse;
     if (step.size() < 3 && !deterministic)
         return {kBisectSkip, figures + "; " + rule +
                                  ": undecided (skip; more boots decide): the "
@@ -53,19 +57,30 @@ StepDecision decide_by_pairs(std::span<const double> base, std::span<const doubl
     auto w = stats::paired_log_ratio(base, step, confidence, kPairedTrim);
     if (!w)
         return {kBisectSkip, figures + "; " + rule + ": undecided (skip): " + w.error().message()};
-    const double p = stats::one_sided_p(w.value(), std::log1p(bad_pct / 100), bad_pct < 0);
-    const std::string paired = "the paired test, middle " + format_number(w.value().df + 1, "%g") +
-                               " of " + std::to_string(step.size()) +
-                               " pairs: " + pct_text(std::expm1(w.value().diff) * 100) +
-                               ", p = " + format_number(p, "%.3g");
-    if (p < 1 - confidence)
-        return {kBisectGood, figures + "; " + rule + ": not " +
-                                 (bad_pct < 0 ? "below " : "above ") + pct_text(bad_pct) + " (" +
-                                 paired + "), good"};
-    return {kBisectSkip, figures + "; " + rule +
-                             ": undecided (skip; more boots decide): " + paired + ", not below " +
-                             format_number(1 - confidence, "%.3g") + "; for bad, the two sides: " +
-                             compare_render::undecided_text(c, base.size(), step.size())};
+    const double bound = std::log1p(bad_pct / 100);
+    const double p_good = stats::one_sided_p(w.value(), bound, bad_pct < 0);
+    const double p_bad = stats::one_sided_p(w.value(), bound, bad_pct > 0);
+    const double alpha = 1 - confidence;
+    auto paired = [&](double p) {
+        return "the paired test, middle " + format_number(w.value().df + 1, "%g") + " of " +
+               std::to_string(step.size()) +
+               " pairs: " + pct_text(std::expm1(w.value().diff) * 100) +
+               ", p = " + format_number(p, "%.3g");
+    };
+    if (different && p_bad < alpha)
+        return {kBisectBad, figures + "; " + rule + ": DIFFERENT, and " + beyond + " " +
+                                pct_text(bad_pct) + " (" + paired(p_bad) + "), bad"};
+    if (p_good < alpha)
+        return {kBisectGood, figures + "; " + rule + ": not " + beyond + " " + pct_text(bad_pct) +
+                                 " (" + paired(p_good) + "), good"};
+    if (different)
+        return {kBisectSkip, figures + "; " + rule +
+                                 ": undecided (skip; more boots decide): DIFFERENT, but " +
+                                 paired(p_bad) + ", not below " + format_number(alpha, "%.3g")};
+    return {kBisectSkip,
+            figures + "; " + rule + ": undecided (skip; more boots decide): " + paired(p_good) +
+                ", not below " + format_number(alpha, "%.3g") + "; for bad, the two sides: " +
+                compare_render::undecided_text(c, base.size(), step.size())};
 }
 
 // Two samples or more a side: compare's verdict with --min-effect at the limit. DIFFERENT the

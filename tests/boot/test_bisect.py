@@ -281,9 +281,10 @@ class BisectStepMoreBoots(unittest.TestCase):
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         # Judged against its own two baseline boots, not the one of --baseline.
         self.assertRegex(p.stdout, r"bisect-step: fork/ops_per_s \[icount\]: mean [\d.]+ \(n=2\) vs baseline "
-                                   r"[\d.]+ \(n=2\): -7\d\.\d\d%.*DIFFERENT, bad")
-        # Its boots are pairs, and its good side their paired test; not so against results.
-        self.assertIn("good when the paired test shows it above", p.stdout)
+                                   r"[\d.]+ \(n=2\): -7\d\.\d\d%.*: DIFFERENT, and below -15\.00% \(the paired "
+                                   r"test, middle 2 of 2 pairs: -7\d\.\d\d%, p = [\d.e-]+\), bad")
+        # Its boots are pairs, judged by their paired test too; not so against results.
+        self.assertIn("good when the paired test puts it above", p.stdout)
         self.assertNotIn("paired test", self.step.stdout)
         self.assertIn("the baseline's '", p.stdout, "the parameters that differ are named")
         saved = sorted(self.saved.glob("*-002-*.json"), key=lambda f: f.stat().st_mtime_ns)
