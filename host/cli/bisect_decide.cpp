@@ -147,7 +147,7 @@ StepDecision decide_against_baseline(std::span<const double> base, std::span<con
     double lo = 0, hi = 0;
     if (base.size() >= 2 && step.size() >= 2)
         return decide_by_verdict(base, step, b.value().mean, s.value().mean, bad_pct, confidence,
-                                 deterministic, paired && base.size() == step.size());
+                                 deterministic, paired);
     if (base.size() == 1 && step.size() == 1) {
         return {kBisectSkip, "one sample a side: no spread to judge the change by (skip; "
                              "initbench.rounds=3 or --boots 2 on each side decide)"};

@@ -149,6 +149,13 @@ TEST(BisectDecision, PairedBootsSeeThroughOneSlowBootAndADriftingHost) {
     EXPECT_EQ(two.exit_code, kBisectSkip) << two.why;
     EXPECT_NE(two.why.find("the paired test needs 3 pairs on the wall clock"), std::string::npos)
         << two.why;
+    // Pairs that do not pair up are a skip that says so, never a judgement as two sides.
+    StepDecision odd =
+        decide_against_baseline(scaled(200, 6), scaled(140, 5), -15, 0.95, false, true);
+    EXPECT_EQ(odd.exit_code, kBisectSkip) << odd.why;
+    EXPECT_NE(odd.why.find("the paired test needs as many samples a side (has 6 and 5)"),
+              std::string::npos)
+        << odd.why;
     // Bad by both tests; and a rise is bad for a latency.
     StepDecision bad =
         decide_against_baseline(scaled(200, 6), scaled(140, 6), -15, 0.95, false, true);
