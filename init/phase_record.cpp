@@ -141,6 +141,22 @@ nlohmann::json PhaseRecorder::load_json(const PhaseLoad& part) const {
     return j;
 }
 
+std::string idle_window_warning(uint64_t ops, std::optional<double> cpu_s, double window_s,
+                                std::string_view op_unit) {
+    if (ops)
+        return "";
+    std::string why = "no " + std::string(op_unit) + " in the " + format_number(window_s, "%.3g") +
+                      " s window, so its rate is 0 and the rounds have no mean";
+    if (!cpu_s)
+        return why;
+    if (*cpu_s <= 0)
+        return why +
+               ": the load's tasks had no CPU time in it, so they only waited or never ran (a "
+               "machine that held them off, e.g. a starved virtual CPU)";
+    return why + ": the load's tasks ran for " + format_number(*cpu_s, "%.3g") +
+           " s of CPU and finished none (operations longer than the window?)";
+}
+
 // One load's numbers over the window, into `rec`: the phase record for a single load,
 // or the load's entry in "loads".
 void PhaseRecorder::add_load_results(nlohmann::json& rec, const std::string& phase_name, const PhaseLoad& part,
@@ -181,6 +197,11 @@ void PhaseRecorder::add_load_results(nlohmann::json& rec, const std::string& pha
     rec["failures"] = {{"task_create", s1.failures},
                        {"task_limit_hits", or_null(s1.limit_hits)},
                        {"oom_kills", or_null(s1.oom_kills)}};
+    std::optional<double> cpu_s;
+    if (s0.cpu && s1.cpu)
+        cpu_s = s1.cpu->user_s - s0.cpu->user_s + s1.cpu->sys_s - s0.cpu->sys_s;
+    if (auto idle = idle_window_warning(ops, cpu_s, window_s, part.load->op_unit()); !idle.empty())
+        console_.warning("phase " + phase_name, idle);
     if (s1.failures)
         console_.warning("phase " + phase_name, "the kernel refused " +
                                                     std::to_string(s1.failures) +

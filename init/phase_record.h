@@ -68,6 +68,14 @@ struct PhaseRun {
 
 nlohmann::json metric(double value, std::string unit, std::string agg, std::string better);
 
+// A load that did no operation in its window has a rate of 0, over which no mean of rounds
+// can be taken: the warning that says why, or "" when it did some. `cpu_s` is the load's CPU
+// time in the window, when a cgroup counted it: none at all means its tasks only waited or
+// never ran (a machine that held them off), some that they ran and finished nothing
+// (operations longer than the window).
+std::string idle_window_warning(uint64_t ops, std::optional<double> cpu_s, double window_s,
+                                std::string_view op_unit);
+
 class PhaseRecorder {
 public:
     PhaseRecorder(const Config& config, Console& console, const LoadOptions& options)

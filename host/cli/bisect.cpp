@@ -45,7 +45,7 @@ Exit codes (for git bisect run):
   0    good
   1    bad
   125  skip: the build failed, a boot failed, the metric is missing, or too noisy to decide
-  128  abort: bad command line, unusable baseline, or an experiment unlike the baseline's
+  128  abort: bad command line, unusable --baseline files, or an experiment unlike the baseline's
   130  abort: interrupted)";
 
 // Everything that can be checked before building: a bad command line aborts the bisection.
@@ -117,44 +117,24 @@ Result<Plan> plan(BisectCli& cli, const char* argv0) {
     return p;
 }
 
-// The step's decision on its runs so far at `confidence`. final: an abort, or a skip that
-// more boots cannot change (the metric is missing).
-struct Judged {
-    StepDecision decision;
-    bool final = false;
-};
-
-Judged judge_step(const BisectCli& cli, const Plan& p, const std::vector<RunFile>& runs, double confidence) {
-    auto final = [](int code, std::string why) { return Judged{{code, std::move(why)}, true}; };
+// The step's decision on its runs so far at `confidence`; final when more boots cannot
+// change it.
+StepDecision judge_step(const BisectCli& cli, const Plan& p, const std::vector<RunFile>& runs,
+                        double confidence) {
+    auto final = [](int code, std::string why) { return StepDecision{code, std::move(why), true}; };
     auto metric = find_metric(runs, cli.metric);
     if (!metric)
         return final(kBisectSkip, "skip: " + metric.error().message() + " in this kernel's results");
     const bool deterministic = cli.boot.clock == "icount";
     const std::string id = metric.value().id;
     auto figures = [&](StepDecision d) {
-        d.why = id + " [" + cli.boot.clock + "]: " + d.why;
-        return Judged{std::move(d), false};
+        if (!d.final)
+            d.why = id + " [" + cli.boot.clock + "]: " + d.why;
+        return d;
     };
-    if (!p.baseline.empty()) {
-        // The same checks as `compare`: one clock, one experiment.
-        CompareOptions options;
-        options.confidence = confidence;
-        auto report = compare_sides({Side{"baseline", p.baseline}, Side{"step", runs}}, options);
-        if (!report)
-            return final(kBisectAbort, "abort: " + report.error().message());
-        // The samples compare tested: per-run means when both sides have two runs or more.
-        const auto& rows = report.value().metrics;
-        auto row = std::find_if(rows.begin(), rows.end(), [&](const MetricRow& r) { return r.id == id; });
-        if (row == rows.end() || !row->sides[0].summary)
-            return final(kBisectAbort, "abort: the baseline has no usable " + id);
-        if (!row->sides[1].summary)
-            return final(kBisectSkip, "skip: " + id + ": " + row->sides[1].error);
-        // Pairs only where every run gave one sample: per-run means, none missing.
-        const bool paired = p.paired && row->sides[0].samples.size() == p.baseline.size() &&
-                            row->sides[1].samples.size() == runs.size() && runs.size() >= 2;
-        return figures(decide_against_baseline(row->sides[0].samples, row->sides[1].samples,
-                                               p.bad_pct, confidence, deterministic, paired));
-    }
+    if (!p.baseline.empty())
+        return figures(
+            judge_runs(p.baseline, runs, id, p.bad_pct, confidence, deterministic, p.paired));
     int sign = p.bad_sign;
     if (sign == 0 && metric.value().better == Better::unknown)
         return final(kBisectAbort, "abort: " + id + " does not say whether higher is better: write "
@@ -262,11 +242,11 @@ int run_step(BisectCli& cli, const char* argv0) {
     looks.alpha = 1 - cli.confidence;
     for (;;) {
         const Look look = look_at(looks, boots.steps.size());
-        Judged j = judge_step(cli, judged, boots.steps, 1 - look.alpha);
-        if (j.final || j.decision.exit_code != kBisectSkip || boots.steps.size() >= looks.max_boots)
-            return conclude(boots, j.decision);
-        bisect_say("look " + std::to_string(look.number) + " of " + std::to_string(looks.looks()) + ": " +
-            j.decision.why + "; one more boot" + (boots.baseline ? " of each" : ""));
+        StepDecision d = judge_step(cli, judged, boots.steps, 1 - look.alpha);
+        if (d.final || d.exit_code != kBisectSkip || boots.steps.size() >= looks.max_boots)
+            return conclude(boots, d);
+        bisect_say("look " + std::to_string(look.number) + " of " + std::to_string(looks.looks()) +
+                   ": " + d.why + "; one more boot" + (boots.baseline ? " of each" : ""));
         if (int rc = boots.pair(); rc != kBisectGood)
             return rc;
         if (boots.baseline)

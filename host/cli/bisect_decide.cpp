@@ -6,6 +6,7 @@
 #include "host/compare/compare_render.h"
 #include "host/compare/stats.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace initbench {
@@ -174,6 +175,35 @@ StepDecision decide_against_baseline(std::span<const double> base, std::span<con
         "): " + pct_text(change) + ", interval [" + pct_text(lo) + ", " + pct_text(hi) + "]";
     std::string rule = std::string("bad when ") + (bad_pct < 0 ? "<= " : ">= ") + pct_text(bad_pct);
     return place(lo, hi, bad_pct, bad_pct < 0 ? -1 : 1, figures, rule);
+}
+
+StepDecision judge_runs(const std::vector<RunFile>& baseline, const std::vector<RunFile>& step,
+                        const std::string& id, double bad_pct, double confidence,
+                        bool deterministic, bool paired) {
+    auto final = [](int code, std::string why) { return StepDecision{code, std::move(why), true}; };
+    CompareOptions options;
+    options.confidence = confidence;
+    auto report = compare_sides({Side{"baseline", baseline}, Side{"step", step}}, options);
+    if (!report)
+        return final(kBisectAbort, "abort: " + report.error().message());
+    // The samples compare tested: per-run means when both sides have two runs or more.
+    const auto& rows = report.value().metrics;
+    auto row =
+        std::find_if(rows.begin(), rows.end(), [&](const MetricRow& r) { return r.id == id; });
+    if (row == rows.end() || !row->sides[0].summary) {
+        const std::string why = row == rows.end() ? "missing" : row->sides[0].error;
+        if (paired)
+            return final(kBisectSkip,
+                         "skip: a boot of the baseline kernel beside this step has no usable " +
+                             id + " (" + why + "): one more boot would not mend it");
+        return final(kBisectAbort, "abort: the baseline has no usable " + id + " (" + why + ")");
+    }
+    if (!row->sides[1].summary)
+        return final(kBisectSkip, "skip: " + id + ": " + row->sides[1].error);
+    // Pairs from two of each; paired_log_ratio refuses counts that differ (a run without the
+    // metric), which is a skip, never a judgement as two sides.
+    return decide_against_baseline(row->sides[0].samples, row->sides[1].samples, bad_pct,
+                                   confidence, deterministic, paired && step.size() >= 2);
 }
 
 StepDecision decide_against_threshold(std::span<const double> step, double threshold, int bad_sign,

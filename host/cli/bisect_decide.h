@@ -4,6 +4,7 @@
 
 #include <span>
 #include <string>
+#include <vector>
 
 namespace initbench {
 
@@ -19,7 +20,10 @@ enum BisectExit : int {
 struct StepDecision {
     int exit_code = kBisectSkip;
     std::string why; // one line: the figures and the rule that decided
+    bool final = false; // an abort, or a skip that more boots cannot change
 };
+
+struct RunFile;
 
 // Against a baseline, `bad_pct` the limit (e.g. -15: a fall of 15 % or more is bad). Two
 // samples or more a side: compare's verdict with the limit as its minimum effect: DIFFERENT
@@ -32,6 +36,14 @@ struct StepDecision {
 StepDecision decide_against_baseline(std::span<const double> base, std::span<const double> step,
                                      double bad_pct, double confidence, bool deterministic,
                                      bool paired = false);
+
+// Metric `id` of a step's runs against the baseline's: compare's checks (one clock, one
+// experiment), then decide_against_baseline on their samples. `paired`: baseline[i] is the
+// baseline kernel's boot made beside step[i], so a baseline without the metric is this
+// step's bad luck (a skip), not a bad baseline (an abort), and pairs are judged as pairs.
+StepDecision judge_runs(const std::vector<RunFile>& baseline, const std::vector<RunFile>& step,
+                        const std::string& id, double bad_pct, double confidence,
+                        bool deterministic, bool paired);
 
 // The fraction of pairs the paired test cuts from each end (Yuen's 20 % trimmed mean).
 inline constexpr double kPairedTrim = 0.2;

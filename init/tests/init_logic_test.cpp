@@ -2,6 +2,7 @@
 // notes, the run id, and which kernel messages are events. Nothing here acts as PID 1.
 #include "init/identity.h"
 #include "init/kmsg.h"
+#include "init/phase_record.h"
 
 #include <gtest/gtest.h>
 
@@ -175,6 +176,21 @@ TEST(KmsgEvent, ToJson) {
     EXPECT_EQ(j["line"], "Oops: 0000 [#1] SMP");
     EXPECT_EQ(j["context"], nlohmann::json::array({"CPU: 0 PID: 1 Comm: init", "RIP: 0010:foo"}));
     EXPECT_EQ(KmsgEvent{}.to_json()["context"], nlohmann::json::array());
+}
+
+// A fork round of a wall-clock boot beside a test suite: ops 0, 0 s of CPU in its cgroup over
+// 1.09 s. Its rate of 0 is not a figure; the warning says which kind of nothing it was.
+TEST(IdleWindow, ARoundWithoutOperationsSaysWhetherItsTasksRan) {
+    EXPECT_EQ(idle_window_warning(468, 0.96, 1.0, "fork+exit+wait"), "");
+    const std::string held = idle_window_warning(0, 0.0, 1.0884, "fork+exit+wait");
+    EXPECT_EQ(held.rfind("no fork+exit+wait in the 1.09 s window, so its rate is 0", 0), 0u)
+        << held;
+    EXPECT_NE(held.find("no CPU time in it, so they only waited or never ran"), std::string::npos)
+        << held;
+    const std::string busy = idle_window_warning(0, 0.98, 1.0, "fork+exit+wait");
+    EXPECT_NE(busy.find("ran for 0.98 s of CPU and finished none"), std::string::npos) << busy;
+    EXPECT_EQ(idle_window_warning(0, std::nullopt, 1.0, "wake-up"),
+              "no wake-up in the 1 s window, so its rate is 0 and the rounds have no mean");
 }
 
 } // namespace

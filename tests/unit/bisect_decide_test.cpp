@@ -176,6 +176,42 @@ TEST(BisectDecision, PairedBootsSeeThroughOneSlowBootAndADriftingHost) {
         kBisectGood);
 }
 
+// Trial 7 of a wall-clock bisection beside a test suite: one boot of the good kernel made
+// beside a step had a fork round of 0 operations (its vCPU held off the host for a second),
+// so no harmonic mean. That is the step's bad luck: a skip that says so. The same document
+// given as --baseline files is a bad baseline: an abort, as before.
+TEST(BisectDecision, ABaselineBootWithoutTheMetricIsASkipWhenBootedBesideTheStep) {
+    auto runs = [](std::vector<V> rates, const std::string& prefix) {
+        std::vector<RunFile> out;
+        for (size_t i = 0; i < rates.size(); i++)
+            out.push_back(run_of(with_rates(rates[i], prefix + std::to_string(i))));
+        return out;
+    };
+    const auto step = runs({{870, 880}, {875, 885}, {868, 872}}, "step");
+    auto base = runs({{0, 465.6}, {891, 833}, {880, 884}}, "base");
+    StepDecision paired = judge_runs(base, step, "fork/ops_per_s", -15, 0.95, false, true);
+    EXPECT_EQ(paired.exit_code, kBisectSkip) << paired.why;
+    EXPECT_TRUE(paired.final) << paired.why;
+    EXPECT_NE(paired.why.find("skip: a boot of the baseline kernel beside this step has no usable "
+                              "fork/ops_per_s ("),
+              std::string::npos)
+        << paired.why;
+    StepDecision files = judge_runs(base, step, "fork/ops_per_s", -15, 0.95, false, false);
+    EXPECT_EQ(files.exit_code, kBisectAbort) << files.why;
+    EXPECT_NE(files.why.find("abort: the baseline has no usable fork/ops_per_s"), std::string::npos)
+        << files.why;
+    // The step's own boot without it: a skip, final.
+    StepDecision own = judge_runs(step, base, "fork/ops_per_s", -15, 0.95, false, true);
+    EXPECT_EQ(own.exit_code, kBisectSkip) << own.why;
+    EXPECT_TRUE(own.final) << own.why;
+    // With the round mended the same pairs decide, as pairs: good.
+    base[0] = run_of(with_rates({878, 882}, "base0"));
+    StepDecision mended = judge_runs(base, step, "fork/ops_per_s", -15, 0.95, false, true);
+    EXPECT_EQ(mended.exit_code, kBisectGood) << mended.why;
+    EXPECT_FALSE(mended.final) << mended.why;
+    EXPECT_NE(mended.why.find("the paired test"), std::string::npos) << mended.why;
+}
+
 TEST(BisectDecision, Threshold) {
     EXPECT_EQ(decide_against_threshold(scaled(40), 50, -1, 0.95, false).exit_code, kBisectBad);
     EXPECT_EQ(decide_against_threshold(scaled(60), 50, -1, 0.95, false).exit_code, kBisectGood);
