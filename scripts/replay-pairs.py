@@ -11,9 +11,13 @@ look as bisect-step would: one-sided against ln(1 + MAX_CHANGE), at alpha / look
     called good, within the boots each step really took;
   - resampled: the good steps' pairs drawn with replacement into sequences of MAX_BOOTS
     pairs; at no change (power, mean pairs to decide) and shifted so that the rule's own
-    centre (mean or trimmed mean) lies at the limit (the error rate there, promised <= alpha).
+    centre (mean or trimmed mean) lies at the limit (the error rate there, promised <= alpha);
+  - with --power PCT: the good steps' pairs shifted so that their 20 % trimmed mean lies at a
+    change of PCT, and how often the paired test finds it (two-sided at alpha) from n pairs:
+    in one look at n, and at looks 2..n under alpha spending. What interleaved boots of this
+    host can detect, whatever the command that judges them.
 
-    scripts/replay-pairs.py DIR [--max-change -15] [--max-boots 10] [--trials 4000]
+    scripts/replay-pairs.py DIR [--max-change -15] [--max-boots 10] [--trials 4000] [--power -10]
 
 A calibration aid, not a test; needs python3-numpy and python3-scipy. The rules mirror
 host/compare/stats.cpp (paired_log_ratio) and host/cli/bisect_decide.cpp (decide_by_pairs);
@@ -80,6 +84,26 @@ def first_good(pairs, bound, trim, looks, alpha, min_pairs):
     return None
 
 
+def detects(ratios, alpha):
+    """Whether the two-sided paired test at alpha puts the 20 % trimmed mean off 0."""
+    p_above = trimmed_p(ratios, 0.0, 0.2)
+    return min(p_above, 1 - p_above) < alpha / 2
+
+
+def print_power(ratios, change_pct, alpha, trials, rng):
+    g = int(math.floor(0.2 * len(ratios)))
+    centre = np.sort(ratios)[g:len(ratios) - g].mean()
+    shifted = ratios - centre + math.log1p(change_pct / 100)
+    print(f"pairs of good steps: {len(ratios)}, log ratio sd {ratios.std(ddof=1):.3f}, quartiles "
+          f"{np.percentile(ratios, 25):+.3f} {np.percentile(ratios, 75):+.3f}; shifted to {change_pct:+g} %:")
+    for n in range(4, 13, 2):
+        draws = [rng.choice(shifted, n) for _ in range(trials)]
+        once = sum(detects(d, alpha) for d in draws) / trials
+        looks = range(2, n + 1)
+        spent = sum(any(m >= 3 and detects(d[:m], alpha / len(looks)) for m in looks) for d in draws) / trials
+        print(f"  {n:2d} pairs: found in {once:.1%} in one look, {spent:.1%} at looks 2..{n}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir", type=Path)
@@ -88,6 +112,7 @@ def main():
     ap.add_argument("--max-boots", type=int, default=10)
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--trials", type=int, default=4000)
+    ap.add_argument("--power", type=float, metavar="PCT")
     args = ap.parse_args()
     bound = math.log1p(args.max_change / 100)
     looks = list(range(args.boots, args.max_boots + 1))
@@ -99,6 +124,9 @@ def main():
     print(f"{len(steps)} steps kept ({len(good)} good, {len(bad)} bad), {len(pool)} pairs of good steps; "
           f"{len(looks)} looks at alpha {args.alpha:g} / {len(looks)}")
     rng = np.random.default_rng(1)
+    if args.power is not None:
+        print_power(ratios, args.power, args.alpha, args.trials, rng)
+        return
     for name, trim, min_pairs in [("paired t", 0.0, 3), ("paired, 10 % trimmed", 0.1, 3),
                                   ("paired, 20 % trimmed", 0.2, 3), ("paired, 20 % trimmed, from 2 pairs", 0.2, 2)]:
         def rule(pairs):
