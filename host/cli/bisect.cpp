@@ -37,9 +37,11 @@ limit by the one-sided test; otherwise a skip. --max-boots boots again while
 undecided (alpha spending keeps --confidence). --baseline-kernel boots a good kernel beside
 each step, interleaved, and judges against those boots: a drifting host moves both alike.
 Then the pairs' log ratios decide too, by their 20 % trimmed mean (the paired test): a step
-is good when it shows them above the limit (below it for a rise), bad when DIFFERENT and it
-shows them beyond, so that one boot a stalled host slowed holds no good step back and a
-burst of load over a step's boots makes no good step bad.
+is good when it shows them above the limit (below it for a rise), bad when it shows them
+beyond and so does a test of no assumed shape (DIFFERENT, or the pairs' signed ranks), so
+that one boot a stalled host slowed holds no good step back, a burst of load over a step's
+boots makes no good step bad, and a host that slows down during a step still lets a bad
+one be shown.
 
 Exit codes (for git bisect run):
   0    good

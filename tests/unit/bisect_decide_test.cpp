@@ -176,6 +176,53 @@ TEST(BisectDecision, PairedBootsSeeThroughOneSlowBootAndADriftingHost) {
         kBisectGood);
 }
 
+// The first step of the same trial (slub_debug, so bad): the good kernel ran at 840–920
+// forks/s for 5 pairs, then at 190–340 once the suite's boot tests began, and the step beside
+// it fell alike. The two sides spread over each other, and their test stays undecided at 10
+// boots a side; every pair's ratio lies below 0.85, which the signed ranks show from 8 pairs.
+TEST(BisectDecision, SignedRanksDecideABadStepWhileTheHostSlowsDown) {
+    const V base{920.0, 839.0, 891.3, 851.4, 923.0, 237.4, 340.8, 201.0, 188.4, 294.9};
+    const V step{417.6, 401.2, 373.2, 408.5, 129.9, 178.9, 131.5, 128.5, 108.7, 130.7};
+    const double confidence = 1 - 0.05 / 9; // the 9th look of --boots 2 --max-boots 10
+    auto first = [](const V& v, size_t n) { return std::span<const double>(v).first(n); };
+    StepDecision six =
+        decide_against_baseline(first(base, 6), first(step, 6), -15, confidence, false, true);
+    EXPECT_EQ(six.exit_code, kBisectSkip) << six.why;
+    EXPECT_NE(
+        six.why.find(
+            "but neither DIFFERENT nor by the pairs' signed ranks (p = 0.0156, not below 0.00556)"),
+        std::string::npos)
+        << six.why;
+    for (size_t n : {8, 10}) {
+        StepDecision d =
+            decide_against_baseline(first(base, n), first(step, n), -15, confidence, false, true);
+        EXPECT_EQ(d.exit_code, kBisectBad) << d.why;
+        EXPECT_NE(
+            d.why.find(
+                n == 8
+                    ? "below -15.00% by the pairs' signed ranks (p = 0.00391) and the paired test"
+                    : "below -15.00% by the pairs' signed ranks (p = 0.000977) and the paired "
+                      "test"),
+            std::string::npos)
+            << d.why;
+    }
+    // Ranks alone are not enough: 8 pairs all below 0.85, five of them only just, leave the
+    // paired test's trimmed mean short of showing it (a skip).
+    const V ratio{0.845, 0.70, 0.849, 0.60, 0.848, 0.5, 0.847, 0.846};
+    V just_below;
+    for (size_t i = 0; i < ratio.size(); i++)
+        just_below.push_back(base[i] * ratio[i]);
+    StepDecision just =
+        decide_against_baseline(first(base, 8), just_below, -15, confidence, false, true);
+    EXPECT_EQ(just.exit_code, kBisectSkip) << just.why;
+    // The same host without the commit: the pairs straddle 1, never bad.
+    V good;
+    for (size_t i = 0; i < base.size(); i++)
+        good.push_back(base[i] * (i % 2 ? 1.04 : 0.97));
+    EXPECT_EQ(decide_against_baseline(base, good, -15, confidence, false, true).exit_code,
+              kBisectGood);
+}
+
 // Trial 7 of a wall-clock bisection beside a test suite: one boot of the good kernel made
 // beside a step had a fork round of 0 operations (its vCPU held off the host for a second),
 // so no harmonic mean. That is the step's bad luck: a skip that says so. The same document

@@ -1,6 +1,8 @@
 // Unit tests of the paired test of boots booted one after the other (host/compare/stats.h,
 // paired_log_ratio): Student's on the log ratios and Yuen's trimmed one, against values
-// computed independently (R's t.test on its `sleep` data set, SciPy's Yuen test).
+// computed independently (R's t.test on its `sleep` data set, SciPy's Yuen test), and
+// Wilcoxon's signed-rank test against SciPy's exact one and a count of all 2^n signs.
+#include "host/compare/signed_rank.h"
 #include "host/compare/stats.h"
 
 #include <gtest/gtest.h>
@@ -101,6 +103,35 @@ TEST(Paired, RefusesUnequalSidesOnePairAndValuesNotAboveZero) {
     ASSERT_TRUE(exact.ok());
     EXPECT_NEAR(exact.value().diff, std::log(0.5), 1e-12);
     EXPECT_EQ(exact.value().p, 0);
+}
+
+// scipy.stats.wilcoxon(x, alternative=..., method="exact") (SciPy 1.10.1): statistic 22,
+// p 0.109375 for "greater" and 0.921875 for "less".
+TEST(SignedRank, MatchesSciPysExactTest) {
+    V x{0.3, -0.1, 0.25, 0.4, -0.2, 0.15, 0.05};
+    auto above = signed_rank_p(x, 0, true), below = signed_rank_p(x, 0, false);
+    ASSERT_TRUE(above.ok() && below.ok());
+    EXPECT_NEAR(above.value(), 0.109375, 1e-12);
+    EXPECT_NEAR(below.value(), 0.921875, 1e-12);
+    // Against a bound: the same differences moved by it.
+    V moved;
+    for (double v : x)
+        moved.push_back(v - 0.1625);
+    EXPECT_NEAR(signed_rank_p(moved, -0.1625, true).value(), 0.109375, 1e-12);
+}
+
+// Ties share their mean rank and a zero is dropped: x = {1.2, -1.3, 1.3, 0.5, -0.5, 2.0, 0.8,
+// 1.0, 0} has 8 left, rank sum above 28, and 25 of the 256 sign patterns reach it (238 stay
+// at or below), counted by enumerating them all.
+TEST(SignedRank, TiesShareTheirMeanRank) {
+    V x{1.2, -1.3, 1.3, 0.5, -0.5, 2.0, 0.8, 1.0, 0.0};
+    EXPECT_NEAR(signed_rank_p(x, 0, true).value(), 25.0 / 256, 1e-12);
+    EXPECT_NEAR(signed_rank_p(x, 0, false).value(), 238.0 / 256, 1e-12);
+    // Every difference on one side: 2^-n, whatever their sizes.
+    EXPECT_NEAR(signed_rank_p(V{-3, -0.2, -1, -0.5, -2, -0.01, -7, -0.3}, 0, false).value(),
+                1.0 / 256, 1e-15);
+    EXPECT_FALSE(signed_rank_p(V{0, 0}, 0, true).ok());
+    EXPECT_FALSE(signed_rank_p(V{1, NAN}, 0, true).ok());
 }
 
 } // namespace
