@@ -200,7 +200,9 @@ void PhaseRecorder::add_load_results(nlohmann::json& rec, const std::string& pha
     std::optional<double> cpu_s;
     if (s0.cpu && s1.cpu)
         cpu_s = s1.cpu->user_s - s0.cpu->user_s + s1.cpu->sys_s - s0.cpu->sys_s;
-    if (auto idle = idle_window_warning(ops, cpu_s, window_s, part.load->op_unit()); !idle.empty())
+    // A program counts no operations (add_program_results takes its own figures instead).
+    if (auto idle = idle_window_warning(ops, cpu_s, window_s, part.load->op_unit());
+        !idle.empty() && !part.external)
         console_.warning("phase " + phase_name, idle);
     if (s1.failures)
         console_.warning("phase " + phase_name, "the kernel refused " +

@@ -383,12 +383,15 @@ class QemuKilled(unittest.TestCase):
 
 class TruncatedLog(unittest.TestCase):
     """A real console log cut at every point: `initbench parse` never calls it complete unless
-    the end record arrived whole, and the records it keeps are the run's own."""
+    the end record arrived whole, and the records it keeps are the run's own. Its last phase
+    (two sleepers that sleep 60 s) finishes no operation in its window, which is a warning
+    beside a rate of 0: a record of a third kind for the cuts to keep."""
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-truncated-")
-        cls.r = bootlib.run("initbench.phases=none,fork", "initbench.duration=1", workdir=cls.tmp.name)
+        cls.r = bootlib.run("initbench.phases=none,fork,sleep", "initbench.duration=1", "initbench.sleep.tasks=2",
+                            "initbench.sleep.interval=60", workdir=cls.tmp.name)
         cls.raw = (Path(cls.tmp.name) / "console.log").read_bytes()
 
     @classmethod
@@ -418,6 +421,14 @@ class TruncatedLog(unittest.TestCase):
         """Byte offsets of the frame line of the first record of TYPE: start, end of its JSON."""
         m = re.search(rb'IB1 \d+ [0-9a-f]{8} \{[^\n]*"type":"' + type_.encode() + rb'"[^\n]*?(?=\r?\n)', self.raw)
         return m.start(), m.end()
+
+    def test_a_window_without_an_operation_is_a_warning(self):
+        sleep = [p for p in self.r.records("phase") if p["phase"] == "sleep"]
+        self.assertEqual([p["ops"] for p in sleep], [0])
+        idle = [w for w in self.r.records("warning") if "so its rate is 0" in w["reason"]]
+        self.assertEqual([w["what"] for w in idle], ["phase sleep"], "only the phase that did nothing")
+        self.assertRegex(idle[0]["reason"], r"^no wake-up in the [\d.]+ s window, so its rate is 0 and the "
+                                            r"rounds have no mean: the load's tasks (had no CPU time|ran for)")
 
     def test_the_whole_log_is_complete(self):
         self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr)
