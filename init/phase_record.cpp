@@ -197,13 +197,16 @@ void PhaseRecorder::add_load_results(nlohmann::json& rec, const std::string& pha
     rec["failures"] = {{"task_create", s1.failures},
                        {"task_limit_hits", or_null(s1.limit_hits)},
                        {"oom_kills", or_null(s1.oom_kills)}};
-    std::optional<double> cpu_s;
-    if (s0.cpu && s1.cpu)
-        cpu_s = s1.cpu->user_s - s0.cpu->user_s + s1.cpu->sys_s - s0.cpu->sys_s;
-    // A program counts no operations (add_program_results takes its own figures instead).
-    if (auto idle = idle_window_warning(ops, cpu_s, window_s, part.load->op_unit());
-        !idle.empty() && !part.external)
-        console_.warning("phase " + phase_name, idle);
+    // A program counts no operations (add_program_results takes its own figures instead). The
+    // CPU time is the window's (the cgroup's), never getrusage's start to stop.
+    if (!part.external) {
+        std::optional<double> cpu_s;
+        if (s0.cpu && s1.cpu)
+            cpu_s = s1.cpu->user_s - s0.cpu->user_s + s1.cpu->sys_s - s0.cpu->sys_s;
+        if (auto idle = idle_window_warning(ops, cpu_s, window_s, part.load->op_unit());
+            !idle.empty())
+            console_.warning("phase " + phase_name, idle);
+    }
     if (s1.failures)
         console_.warning("phase " + phase_name, "the kernel refused " +
                                                     std::to_string(s1.failures) +
