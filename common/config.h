@@ -24,7 +24,7 @@ struct KeySpec {
     Kind kind = Kind::string;
     std::string_view def; // default, as text: parsed like user input
     std::string_view help;
-    uint64_t umin = 0, umax = 0;           // Kind::uint
+    uint64_t umin = 0, umax = 0;           // Kind::uint; Kind::list of counts when umax > 0
     double min = 0, max = 0;               // Kind::seconds
     std::string_view choices;              // Kind::enumeration: the values, '|' between them
     // Extra check of a string or of each list item: why it is refused, empty if fine.

@@ -1,14 +1,14 @@
 // The one table of configuration keys: the rows here, and each load's and each probe's own
-// (its payload/X/X_load.h or bpf/X/X_probe.h, gathered by the generated load_catalog.h and
+// (its payload/X/load.json or bpf/X/X_probe.h, gathered by the generated load_catalog.h and
 // probe_catalog.h). Parsing, validation, profiles
 // and the header record pick every row up from the table.
 
 #include "common/config.h"
-#include "common/key_rows.h"
-#include "common/text.h"
 #include "common/external_load.h"
+#include "common/key_rows.h"
 #include "common/machine.h"
 #include "common/perf_events.h"
+#include "common/text.h"
 #include "load_catalog.h"
 #include "probe_catalog.h"
 
@@ -66,21 +66,19 @@ constexpr KeySpec kGeneralKeys[] = {
     uint_key("loglevel", "1", 0, 8, "console loglevel during the run"),
     plain_key("phases", Kind::list, "none", "phases to run, in order"),
     uint_key("workers", "0", 0, 100000,
-             "worker processes of each load (pipe and tcp: one phase per pipe.groups or tcp.clients value "
+             "worker processes of each load (pipe and tcp: one phase per pipe.groups or "
+             "tcp.clients value "
              "instead; an external load is one program, told it as {workers}); 0: one per CPU"),
     uint_key("machine.cpus", "0", 0, 1024,
              "the CPUs of the machine the experiment is meant for: `initbench run` boots QEMU with "
              "them; the init warns when it finds other (0: not said)"),
     uint_key("machine.memory_mb", "0", 0, 1 << 20,
              "the memory of that machine in MiB: `initbench run` gives QEMU as much (0: not said)"),
-    checked_key(
-        plain_key("machine.topology", Kind::string, "",
-                  "SOCKETS:CORES:THREADS of that machine, for QEMU's -smp (the scheduler's LLC and "
-                  "SMT domains); must multiply to machine.cpus"),
-        check_topology),
-    checked_key(
-        plain_key("load.cpus", Kind::string, "", "CPUs the loads run on (0, 2-3); default all"),
-        check_cpu_list),
+    checked_text_key(
+        "machine.topology", check_topology,
+        "SOCKETS:CORES:THREADS of that machine, for QEMU's -smp (the scheduler's LLC and "
+        "SMT domains); must multiply to machine.cpus"),
+    checked_text_key("load.cpus", check_cpu_list, "CPUs the loads run on (0, 2-3); default all"),
     checked_key(
         plain_key("load.nice", Kind::string, "0", "nice level of the loads' tasks, -20 to 19"),
         check_nice),
@@ -93,18 +91,13 @@ constexpr KeySpec kGeneralKeys[] = {
              "function probes: fentry/fexit where possible, else kprobes; or force one"),
     plain_key("probe_cost", Kind::flag, "1",
               "count each BPF probe's program runs and time (kernel BPF statistics): its cost"),
-    checked_key(
-        plain_key("cmd", Kind::string, "", "command run under the counters (no phases run)"),
-        check_command),
-    checked_key(
-        plain_key("module", Kind::string, "",
-                  "kernel module (.ko path in the image) loaded and unloaded under the counters"),
-        check_module_path),
+    checked_text_key("cmd", check_command, "command run under the counters (no phases run)"),
+    checked_text_key(
+        "module", check_module_path,
+        "kernel module (.ko path in the image) loaded and unloaded under the counters"),
     plain_key("module.params", Kind::string, "", "the module's parameters, as insmod takes them"),
-    checked_key(
-        plain_key("background", Kind::string, "",
-                  "payload command run alongside the phases (or commands), killed after them"),
-        check_command),
+    checked_text_key("background", check_command,
+                     "payload command run alongside the phases (or commands), killed after them"),
     plain_key("background.ready", Kind::string, "",
               "the phases wait until the background command's output holds this text"),
     seconds_key("background.ready_timeout", "600", 1, 86400,
@@ -115,19 +108,14 @@ constexpr KeySpec kGeneralKeys[] = {
     plain_key("background.record", Kind::flag, "0",
               "a background record at the end: how the command ended, its output's last 64 KiB"),
     uint_key("repeat", "1", 1, 100000, "runs of the command or module, each counted on its own"),
-    checked_key(
-        plain_key("pin", Kind::string, "", "CPUs the command or module load runs on (0, 2-3)"),
-        check_cpu_list),
+    checked_text_key("pin", check_cpu_list, "CPUs the command or module load runs on (0, 2-3)"),
     // External loads: load.NAME="PROGRAM ARGS" makes NAME a load that phases can name.
-    external_key(checked_key(plain_key("load.*", Kind::string, "",
-                                       "an external load NAME: the program and its arguments, with "
-                                       "{duration}, {workers}, {clients} and {cpus} replaced"),
-                             check_external_command)),
-    external_key(
-        checked_key(plain_key("load.*.setup", Kind::string, "",
-                              "a program started before each of the load's phases (a server) "
-                              "and killed after it"),
-                    check_external_command)),
+    external_key(checked_text_key("load.*", check_external_command,
+                                  "an external load NAME: the program and its arguments, with "
+                                  "{duration}, {workers}, {clients} and {cpus} replaced")),
+    external_key(checked_text_key("load.*.setup", check_external_command,
+                                  "a program started before each of the load's phases (a server) "
+                                  "and killed after it")),
     external_key(plain_key("load.*.ready", Kind::string, "",
                            "the phase waits until the setup's output holds this text")),
     external_key(uint_key("load.*.ready_port", "0", 0, 65535,
@@ -141,10 +129,9 @@ constexpr KeySpec kGeneralKeys[] = {
                                        "cpus/K, and ... to double up to the next"),
                              check_count_item)),
     external_key(
-        checked_key(plain_key("load.*.metric", Kind::string, "",
-                              "the phase's metric: a POSIX extended regular expression with one "
-                              "capture group, its last match in the program's output"),
-                    check_metric_regex)),
+        checked_text_key("load.*.metric", check_metric_regex,
+                         "the phase's metric: a POSIX extended regular expression with one "
+                         "capture group, its last match in the program's output")),
     external_key(
         plain_key("load.*.unit", Kind::string, "", "the metric's unit (MB/s, bogo-ops/s)")),
     external_key(enum_key("load.*.better", "higher", "higher|lower",
@@ -172,7 +159,7 @@ const LoadDecl* find_load_decl(std::string_view name) {
 }
 
 // The built-in loads' names (the host, which checks that no external load takes one, builds
-// no load): each payload/X/X_load.h's.
+// no load): each payload/X/load.json's.
 const std::vector<std::string_view>& builtin_load_names() {
     static const std::vector<std::string_view> names = [] {
         std::vector<std::string_view> out;
@@ -186,8 +173,9 @@ const std::vector<std::string_view>& builtin_load_names() {
 std::vector<KeyOwner> key_owners() {
     std::vector<KeyOwner> owners{{"general", kGeneralKeys}};
     for (const LoadDecl* load : load_catalog::kDecls)
-        owners.push_back({"load " + std::string(load->name), load->keys,
-                          std::string(load->help) + "; an operation: " + std::string(load->op_unit)});
+        owners.push_back(
+            {"load " + std::string(load->name), load->keys,
+             std::string(load->help) + "; an operation: " + std::string(load->op_unit)});
     for (const ProbeDecl* probe : probe_catalog::kDecls)
         owners.push_back({"probe " + std::string(probe->name()), probe->keys});
     return owners;
@@ -204,8 +192,8 @@ std::span<const KeySpec> config_keys() {
     return keys;
 }
 
-const KeySpec *find_key(std::string_view name) {
-    for (const KeySpec &spec : config_keys())
+const KeySpec* find_key(std::string_view name) {
+    for (const KeySpec& spec : config_keys())
         if (spec.name == name)
             return &spec;
     return nullptr;
@@ -217,7 +205,7 @@ std::string_view family_name(std::string_view key) {
         return {};
     const std::string_view rest = key.substr(dot + 1);
     const std::string_view name = rest.substr(0, rest.find('.'));
-    for (const KeySpec &spec : config_keys()) {
+    for (const KeySpec& spec : config_keys()) {
         const std::string_view row = spec.name;
         const size_t star = row.find('*');
         if (star == std::string_view::npos || row.substr(0, star) != key.substr(0, dot + 1))
@@ -228,8 +216,8 @@ std::string_view family_name(std::string_view key) {
     return {};
 }
 
-const KeySpec *key_for(std::string_view name, std::string &why) {
-    if (const KeySpec *spec = find_key(name))
+const KeySpec* key_for(std::string_view name, std::string& why) {
+    if (const KeySpec* spec = find_key(name))
         return spec;
     const std::string_view instance = family_name(name);
     if (instance.empty())
@@ -238,7 +226,7 @@ const KeySpec *key_for(std::string_view name, std::string &why) {
     std::string row(name.substr(0, dot + 1));
     row += "*";
     row += name.substr(dot + 1 + instance.size());
-    const KeySpec *spec = find_key(row);
+    const KeySpec* spec = find_key(row);
     if (spec && spec->name_check)
         if (why = spec->name_check(instance); !why.empty())
             return nullptr;

@@ -73,9 +73,11 @@ std::string parse_list(const KeySpec &spec, std::string_view text, ConfigValue &
         const std::string_view item = trim(piece);
         if (item.empty())
             return "empty item in list";
-        if (spec.check)
-            if (std::string why = spec.check(item); !why.empty())
-                return std::string(item) + ": " + why;
+        std::string why = spec.check ? spec.check(item) : "";
+        if (ConfigValue count; why.empty() && spec.umax > 0) // a list of counts
+            why = parse_uint(spec, item, count);
+        if (!why.empty())
+            return std::string(item) + ": " + why;
         items.emplace_back(item);
     }
     out = std::move(items);

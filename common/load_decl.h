@@ -1,7 +1,8 @@
 // What the host and the guest know of a built-in load before it runs: its name, what it
 // does and what one of its operations is, its configuration keys (with the ones its phase
 // record shows in load.params) and its sweep key. Each load declares its own in
-// payload/X/X_load.h (host and guest build it); the key table (config_keys()) and the
+// payload/X/load.json, which the build turns into the header payload/X/X_load.h (host and
+// guest build it); the key table (config_keys()) and the
 // built-in names gather every declaration through the generated load_catalog.h
 // (cmake/Catalog.cmake), so that adding a load adds no line to a central table. Its code (worker,
 // parameters, LoadSpec X_load) is payload/X/X.cpp.

@@ -23,17 +23,33 @@ inline constexpr MetricDecl kProbeCostMetrics[] = {
     {"cost.ns_per_run", "ns", "lower"},
 };
 
-// A BPF probe's metrics: its own, then the cost's.
-template <size_t N>
-constexpr std::array<MetricDecl, N + std::size(kProbeCostMetrics)>
-with_probe_cost(const MetricDecl (&own)[N]) {
-    std::array<MetricDecl, N + std::size(kProbeCostMetrics)> all{};
+// The percentiles a probe with a log2 histogram of nanoseconds reports of it
+// (bpf/core/log2.h's add_percentiles).
+inline constexpr MetricDecl kLog2PercentileMetrics[] = {
+    {"percentiles.p50", "ns", "lower"},
+    {"percentiles.p90", "ns", "lower"},
+    {"percentiles.p99", "ns", "lower"},
+};
+
+// A record's metrics from its parts, in order: its own, then shared sets.
+template <size_t... N>
+constexpr std::array<MetricDecl, (N + ...)> joined_metrics(const MetricDecl (&... parts)[N]) {
+    std::array<MetricDecl, (N + ...)> all{};
     size_t i = 0;
-    for (const MetricDecl& m : own)
-        all[i++] = m;
-    for (const MetricDecl& m : kProbeCostMetrics)
-        all[i++] = m;
+    for (std::span<const MetricDecl> part : {std::span<const MetricDecl>(parts)...})
+        for (const MetricDecl& m : part)
+            all[i++] = m;
     return all;
+}
+
+// A BPF probe's metrics: its own, then the cost's.
+template <size_t N> constexpr auto with_probe_cost(const MetricDecl (&own)[N]) {
+    return joined_metrics(own, kProbeCostMetrics);
+}
+
+// A BPF probe with a log2 histogram of nanoseconds: its own, its percentiles, the cost's.
+template <size_t N> constexpr auto with_percentiles_and_cost(const MetricDecl (&own)[N]) {
+    return joined_metrics(own, kLog2PercentileMetrics, kProbeCostMetrics);
 }
 
 // What makes one probe's record differ from another's. Most probes measure the whole

@@ -38,7 +38,7 @@ constexpr double kSettleS = 5;
 std::vector<std::unique_ptr<Probe>> make_probes(const Config& config) {
     std::vector<std::unique_ptr<Probe>> probes;
     for (const ProbeSpec* spec : probe_registry())
-        spec->make(config, probes);
+        make_probes_of(*spec, config, probes);
     setup_end();
     release_vmlinux_btf(); // the loads can have its memory
     return probes;

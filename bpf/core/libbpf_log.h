@@ -3,6 +3,9 @@
 // record lines), so a probe can put libbpf's own words into its "unsupported" reason.
 #pragma once
 
+#include "bpf/core/setup_times.h"
+
+#include <cerrno>
 #include <string>
 
 namespace initbench {
@@ -25,5 +28,17 @@ public:
     // without fentry on this architecture (524) from a refused function.
     bool attach_failed(std::string& why, int err) const;
 };
+
+// A probe's skeleton (a Skeleton<X_bpf, ...>) from its X_bpf__open, timed as the set-up step
+// "open"; null, with `why` in libbpf's words, when libbpf refuses.
+template <typename Skel>
+Skel open_skeleton(typename Skel::pointer (*open)(), const LibbpfLogCapture& log,
+                   std::string& why) {
+    SetupStep step("open");
+    Skel skel(open());
+    if (!skel)
+        log.failed(why, "open", errno);
+    return skel;
+}
 
 } // namespace initbench

@@ -29,4 +29,13 @@ nlohmann::json log2_percentiles(const unsigned long long* slots, size_t n, uint6
     return out;
 }
 
+void add_percentiles(RecordBuilder& b, nlohmann::json& record, nlohmann::json pct) {
+    static constexpr MetricName kNames[] = {"percentiles.p50", "percentiles.p90",
+                                            "percentiles.p99"};
+    for (MetricName name : kNames)
+        b.metric(name, pct.value(std::string(name.text.substr(name.text.find('.') + 1)),
+                                 nlohmann::json()));
+    record["percentiles"] = std::move(pct);
+}
+
 } // namespace initbench

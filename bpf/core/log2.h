@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/histogram.h"
+#include "common/record_types.h"
 
 namespace initbench {
 
@@ -15,5 +16,9 @@ nlohmann::json log2_json(const unsigned long long* slots, size_t n);
 std::vector<Bucket> log2_bucket_list(const unsigned long long* slots, size_t n);
 // p50/p90/p99 estimated from the buckets (capped at the observed max).
 nlohmann::json log2_percentiles(const unsigned long long* slots, size_t n, uint64_t max);
+// The record's "percentiles" (as log2_percentiles gives them) and its metrics
+// percentiles.pNN (kLog2PercentileMetrics): those `pct` has; an absent one could not be
+// computed.
+void add_percentiles(RecordBuilder& b, nlohmann::json& record, nlohmann::json pct);
 
 } // namespace initbench

@@ -52,6 +52,13 @@ public:
 };
 
 // bpf_objects() of a probe with one skeleton (a unique_ptr), none when it did not load.
+// A libbpf skeleton that its X_bpf__destroy ends: Skeleton<floor_bpf, floor_bpf__destroy>.
+template <typename S, void (*Destroy)(S*)> struct SkeletonDestroy {
+    void operator()(S* skel) const { Destroy(skel); }
+};
+template <typename S, void (*Destroy)(S*)>
+using Skeleton = std::unique_ptr<S, SkeletonDestroy<S, Destroy>>;
+
 template <typename SkelPtr>
 std::vector<const bpf_object*> skeleton_objects(const SkelPtr& skel) {
     if (!skel)
@@ -65,11 +72,18 @@ std::vector<const bpf_object*> skeleton_objects(const SkelPtr& skel) {
 // (bpf/core/setup_times.h) so that the end record splits the set-up time per probe.
 struct ProbeSpec {
     std::string_view name;
-    void (*make)(const Config& config, std::vector<std::unique_ptr<Probe>>& out);
+    void (*make)(const Config& config, std::vector<std::unique_ptr<Probe>>& out) = nullptr;
     // Metrics that need another probe's result of the same phase (kthread's ticks per span):
     // called with every probe's result once each phase_end() has returned. None for most.
     void (*combine)(nlohmann::json& phase_results) = nullptr;
+    // Instead of `make`, for a probe that its own flag key turns on (softirq=1) and that needs
+    // nothing else of the configuration: makes the one probe.
+    std::unique_ptr<Probe> (*make_on_flag)() = nullptr;
 };
+
+// What the runner asks of each kind: the probes `spec` makes for `config`.
+void make_probes_of(const ProbeSpec& spec, const Config& config,
+                    std::vector<std::unique_ptr<Probe>>& out);
 
 // In the order the runner makes, reads and reports them: their names'.
 const std::vector<const ProbeSpec*>& probe_registry();

@@ -19,10 +19,7 @@
 namespace initbench {
 namespace {
 
-struct SkelDeleter {
-    void operator()(floor_bpf* s) const { floor_bpf__destroy(s); }
-};
-using Skel = std::unique_ptr<floor_bpf, SkelDeleter>;
+using Skel = Skeleton<floor_bpf, floor_bpf__destroy>;
 
 // What one value of `floor` names.
 struct Target {
@@ -65,17 +62,9 @@ public:
     nlohmann::json phase_end() override { return describe(); }
 
 private:
-    Skel open(const LibbpfLogCapture& log, std::string& reason) {
-        SetupStep step("open");
-        Skel skel(floor_bpf__open());
-        if (!skel)
-            log.failed(reason, "open", errno);
-        return skel;
-    }
-
     bool load_function(Mechanism m, std::string& reason) {
         LibbpfLogCapture log;
-        Skel skel = open(log, reason);
+        Skel skel = open_skeleton<Skel>(floor_bpf__open, log, reason);
         if (!skel)
             return false;
         bpf_program__set_autoload(skel->progs.tp_btf_nothing, false);
@@ -95,7 +84,7 @@ private:
 
     bool load_tracepoint(std::string& reason) {
         LibbpfLogCapture log;
-        Skel skel = open(log, reason);
+        Skel skel = open_skeleton<Skel>(floor_bpf__open, log, reason);
         if (!skel)
             return false;
         for (bpf_program* unused : {skel->progs.fentry_entry, skel->progs.kprobe_entry, skel->progs.fexit_exit,

@@ -22,14 +22,8 @@
 namespace initbench {
 namespace {
 
-struct SkelDeleter {
-    void operator()(funclat_bpf* s) const { funclat_bpf__destroy(s); }
-};
-using Skel = std::unique_ptr<funclat_bpf, SkelDeleter>;
-struct SwitchSkelDeleter {
-    void operator()(funclat_switch_bpf* s) const { funclat_switch_bpf__destroy(s); }
-};
-using SwitchSkel = std::unique_ptr<funclat_switch_bpf, SwitchSkelDeleter>;
+using Skel = Skeleton<funclat_bpf, funclat_bpf__destroy>;
+using SwitchSkel = Skeleton<funclat_switch_bpf, funclat_switch_bpf__destroy>;
 
 unsigned subtract_code(const std::string& subtract) {
     return subtract == "offcpu"    ? FUNCLAT_SUBTRACT_OFFCPU
@@ -79,11 +73,10 @@ private:
 
     bool try_load(Mechanism m, std::string& reason) {
         LibbpfLogCapture log;
-        std::optional<SetupStep> step(std::in_place, "open");
-        Skel skel(funclat_bpf__open());
-        step.reset();
+        Skel skel = open_skeleton<Skel>(funclat_bpf__open, log, reason);
         if (!skel)
-            return log.failed(reason, "open", errno);
+            return false;
+        std::optional<SetupStep> step;
         skel->rodata->lin_min_ns = lin_min_ns_;
         skel->rodata->lin_step_ns = lin_step_ns_;
         skel->rodata->lin_buckets = lin_buckets_;
@@ -185,11 +178,7 @@ private:
             b.metric("switched_out.calls", t.switched_out);
             b.metric("switched_out.subtracted", t.subtracted_ns);
         }
-        r["percentiles"] = percentiles(t);
-        const nlohmann::json& pct = r["percentiles"]; // absent ones could not be computed
-        b.metric("percentiles.p50", pct.value("p50", nlohmann::json()));
-        b.metric("percentiles.p90", pct.value("p90", nlohmann::json()));
-        b.metric("percentiles.p99", pct.value("p99", nlohmann::json()));
+        add_percentiles(b, r, percentiles(t));
         r["log2"] = log2_json(t.log2, FUNCLAT_LOG2_SLOTS);
         std::vector<uint64_t> buckets(t.lin + 1, t.lin + 1 + lin_buckets_);
         r["linear"] = {{"unit", lin_.unit}, {"min", lin_.min}, {"step", lin_.step},

@@ -63,13 +63,10 @@ inline constexpr MetricDecl kFunclatOwnMetrics[] = {
     {"sum", "ns", "lower"},
     {"entries", "calls", "none"},
     {"missed", "calls", "lower"},
-    {"percentiles.p50", "ns", "lower"},
-    {"percentiles.p90", "ns", "lower"},
-    {"percentiles.p99", "ns", "lower"},
     {"switched_out.calls", "calls", "lower"},
     {"switched_out.subtracted", "ns", "lower"},
 };
-inline constexpr auto kFunclatMetrics = with_probe_cost(kFunclatOwnMetrics);
+inline constexpr auto kFunclatMetrics = with_percentiles_and_cost(kFunclatOwnMetrics);
 inline constexpr std::string_view kFunclatIdentity[] = {"probe", "function"};
 inline constexpr HistogramDecl kFunclatHistograms[] = {{"log2", "ns", HistogramShape::log2},
                                                        {"linear", "", HistogramShape::linear}};

@@ -147,13 +147,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Probe> make_schedstat() { return std::make_unique<SchedstatProbe>(); }
-
-extern const ProbeSpec schedstat_probe = {"schedstat", [](const Config& config, std::vector<std::unique_ptr<Probe>>& out) {
-    if (config.flag("schedstat")) {
-        setup_begin("schedstat");
-        out.push_back(make_schedstat());
-    }
-}};
+extern const ProbeSpec schedstat_probe = {
+    .name = "schedstat",
+    .make_on_flag = []() -> std::unique_ptr<Probe> { return std::make_unique<SchedstatProbe>(); }};
 
 } // namespace initbench

@@ -62,6 +62,4 @@ const std::vector<std::string>& schedstat_domain_fields(int version);
 // where the layout is known) and their metrics.
 void add_schedstat_deltas(nlohmann::json& r, const Schedstat& begin, const Schedstat& end);
 
-std::unique_ptr<Probe> make_schedstat();
-
 } // namespace initbench

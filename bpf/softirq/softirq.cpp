@@ -19,10 +19,7 @@
 namespace initbench {
 namespace {
 
-struct SkelDeleter {
-    void operator()(softirq_bpf* s) const { softirq_bpf__destroy(s); }
-};
-using Skel = std::unique_ptr<softirq_bpf, SkelDeleter>;
+using Skel = Skeleton<softirq_bpf, softirq_bpf__destroy>;
 
 constexpr std::string_view kMechanism = "raw_tp/softirq_entry";
 
@@ -53,13 +50,10 @@ class Softirq final : public PerCpuProbe<softirq_cpu> {
 public:
     Softirq() {
         LibbpfLogCapture log;
-        std::optional<SetupStep> step(std::in_place, "open");
-        Skel skel(softirq_bpf__open());
-        if (!skel) {
-            log.failed(reason_, "open", errno);
+        Skel skel = open_skeleton<Skel>(softirq_bpf__open, log, reason_);
+        if (!skel)
             return;
-        }
-        step.emplace("load");
+        std::optional<SetupStep> step(std::in_place, "load");
         if (int err = softirq_bpf__load(skel.get()); err) {
             log.failed(reason_, "load", -err);
             return;
@@ -125,11 +119,7 @@ private:
             b.metric("wait.max", all.wait_max_ns);
         }
         r["vectors"] = std::move(vectors);
-        r["percentiles"] = log2_percentiles(total.log2, SOFTIRQ_LOG2_SLOTS, all.max_ns);
-        const nlohmann::json& pct = r["percentiles"]; // absent ones could not be computed
-        for (MetricName p : {MetricName("percentiles.p50"), MetricName("percentiles.p90"),
-                             MetricName("percentiles.p99")})
-            b.metric(p, pct.value(std::string(p.text.substr(p.text.find('.') + 1)), nlohmann::json()));
+        add_percentiles(b, r, log2_percentiles(total.log2, SOFTIRQ_LOG2_SLOTS, all.max_ns));
         r["log2"] = log2_json(total.log2, SOFTIRQ_LOG2_SLOTS);
         return r;
     }
@@ -140,13 +130,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Probe> make_softirq() { return std::make_unique<Softirq>(); }
-
-extern const ProbeSpec softirq_probe = {"softirq", [](const Config& config, std::vector<std::unique_ptr<Probe>>& out) {
-    if (config.flag("softirq")) {
-        setup_begin("softirq");
-        out.push_back(make_softirq());
-    }
-}};
+extern const ProbeSpec softirq_probe = {
+    .name = "softirq",
+    .make_on_flag = []() -> std::unique_ptr<Probe> { return std::make_unique<Softirq>(); }};
 
 } // namespace initbench

@@ -49,28 +49,18 @@ inline constexpr KeySpec softirq_keys[] = {
 
 // Time spent in softirqs under the same load in a window of fixed length: less is better.
 inline constexpr MetricDecl kSoftirqOwnMetrics[] = {
-    {"count", "runs", "lower", "amean", true},
-    {"time", "ns", "lower", "amean", true},
-    {"avg", "ns", "lower", "amean", true},
-    {"max", "ns", "lower"},
-    {"wait.avg", "ns", "lower", "amean", true},
-    {"wait.max", "ns", "lower"},
-    {"percentiles.p50", "ns", "lower"},
-    {"percentiles.p90", "ns", "lower"},
-    {"percentiles.p99", "ns", "lower"},
-    {"vectors.*.count", "runs", "lower"},
-    {"vectors.*.time", "ns", "lower"},
-    {"vectors.*.avg", "ns", "lower"},
-    {"vectors.*.wait_avg", "ns", "lower"},
+    {"count", "runs", "lower", "amean", true},  {"time", "ns", "lower", "amean", true},
+    {"avg", "ns", "lower", "amean", true},      {"max", "ns", "lower"},
+    {"wait.avg", "ns", "lower", "amean", true}, {"wait.max", "ns", "lower"},
+    {"vectors.*.count", "runs", "lower"},       {"vectors.*.time", "ns", "lower"},
+    {"vectors.*.avg", "ns", "lower"},           {"vectors.*.wait_avg", "ns", "lower"},
 };
-inline constexpr auto kSoftirqMetrics = with_probe_cost(kSoftirqOwnMetrics);
+inline constexpr auto kSoftirqMetrics = with_percentiles_and_cost(kSoftirqOwnMetrics);
 inline constexpr EntryName kSoftirqEntries[] = {{"vectors", "vector"}};
 inline constexpr HistogramDecl kSoftirqHistograms[] = {{"log2", "ns", HistogramShape::log2}};
 inline constexpr RecordType softirq_record = probe_record("softirq",
     {.metrics = kSoftirqMetrics, .histograms = kSoftirqHistograms, .entries = kSoftirqEntries});
 inline constexpr ProbeDecl softirq_declaration = {&softirq_record, softirq_keys};
-
-std::unique_ptr<Probe> make_softirq();
 
 } // namespace initbench
 #endif

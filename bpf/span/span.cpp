@@ -19,9 +19,7 @@
 namespace initbench {
 namespace {
 
-struct SkelDeleter {
-    void operator()(span_bpf* s) const { span_bpf__destroy(s); }
-};
+using Skel = Skeleton<span_bpf, span_bpf__destroy>;
 
 struct State {
     uint64_t from_ts;
@@ -111,11 +109,7 @@ public:
         }
         b.field("unmatched_to", s.unmatched_to);
         r["log2"] = log2_json(s.log2, SPAN_LOG2_SLOTS);
-        r["percentiles"] = log2_percentiles(s.log2, SPAN_LOG2_SLOTS, s.max_ns);
-        const nlohmann::json& pct = r["percentiles"]; // absent ones could not be computed
-        b.metric("percentiles.p50", pct.value("p50", nlohmann::json()));
-        b.metric("percentiles.p90", pct.value("p90", nlohmann::json()));
-        b.metric("percentiles.p99", pct.value("p99", nlohmann::json()));
+        add_percentiles(b, r, log2_percentiles(s.log2, SPAN_LOG2_SLOTS, s.max_ns));
         r["samples"] = samples_.to_json();
         b.metric("samples.avg_ns_stddev", r["samples"].value("avg_ns_stddev", nlohmann::json()));
         return r;
@@ -124,11 +118,9 @@ public:
 private:
     bool load(Mechanism m, std::string& why) {
         LibbpfLogCapture log;
-        std::optional<SetupStep> step(std::in_place, "open");
-        std::unique_ptr<span_bpf, SkelDeleter> skel(span_bpf__open());
-        step.reset();
+        Skel skel = open_skeleton<Skel>(span_bpf__open, log, why);
         if (!skel)
-            return log.failed(why, "open", errno);
+            return false;
         const std::vector<FunctionHook> hooks = {
             {skel->progs.fentry_from, skel->progs.kprobe_from, &skel->links.kprobe_from, from_, false},
             {skel->progs.fentry_to, skel->progs.kprobe_to, &skel->links.kprobe_to, to_, false}};
@@ -145,7 +137,7 @@ private:
     std::string window_error_; // why the window has no statistics, "" when it has
     span_stats last_sample_{};
     SpanSamples samples_;
-    std::unique_ptr<span_bpf, SkelDeleter> skel_;
+    Skel skel_;
 };
 
 } // namespace

@@ -46,12 +46,9 @@ inline constexpr MetricDecl kSpanOwnMetrics[] = {
     {"min", "ns", "lower"},
     {"stddev", "ns", "lower"},
     {"unmatched_to", "calls", "lower"},
-    {"percentiles.p50", "ns", "lower"},
-    {"percentiles.p90", "ns", "lower"},
-    {"percentiles.p99", "ns", "lower"},
     {"samples.avg_ns_stddev", "ns", "lower"},
 };
-inline constexpr auto kSpanMetrics = with_probe_cost(kSpanOwnMetrics);
+inline constexpr auto kSpanMetrics = with_percentiles_and_cost(kSpanOwnMetrics);
 inline constexpr std::string_view kSpanIdentity[] = {"probe", "from", "to"};
 inline constexpr HistogramDecl kSpanHistograms[] = {{"log2", "ns", HistogramShape::log2}};
 inline constexpr RecordType span_record = probe_record("span",

@@ -18,9 +18,7 @@
 namespace initbench {
 namespace {
 
-struct SkelDeleter {
-    void operator()(task_storage_bpf* s) const { task_storage_bpf__destroy(s); }
-};
+using Skel = Skeleton<task_storage_bpf, task_storage_bpf__destroy>;
 
 constexpr std::string_view kSyscallPrefix = "syscall:";
 
@@ -130,10 +128,10 @@ private:
     // Loads the wake-up program (no mechanism) or the function's pair chosen by m.
     bool load(std::optional<Mechanism> m, std::string& why) {
         LibbpfLogCapture log;
-        std::optional<SetupStep> step(std::in_place, "open");
-        std::unique_ptr<task_storage_bpf, SkelDeleter> skel(task_storage_bpf__open());
+        Skel skel = open_skeleton<Skel>(task_storage_bpf__open, log, why);
         if (!skel)
-            return log.failed(why, "open", errno);
+            return false;
+        std::optional<SetupStep> step;
         const std::vector<FunctionHook> hooks = {
             {skel->progs.fentry_churn, skel->progs.kprobe_churn, &skel->links.kprobe_churn, on_, false}};
         bpf_program__set_autoload(skel->progs.churn, !m);
@@ -168,7 +166,7 @@ private:
     std::string read_error_;
     std::string reason_;
     task_storage_counts total_{};
-    std::unique_ptr<task_storage_bpf, SkelDeleter> skel_;
+    Skel skel_;
 };
 
 } // namespace

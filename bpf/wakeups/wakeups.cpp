@@ -4,11 +4,12 @@
 #include "bpf/core/libbpf_log.h"
 #include "bpf/core/per_cpu.h"
 #include "bpf/core/setup_times.h"
-#include "wakeups.skel.h"
-#include "wakeups_btf.skel.h"
 #include "common/config.h"
 #include "common/record_types.h"
+#include "sys/mapping.h"
 #include "sys/procfs.h"
+#include "wakeups.skel.h"
+#include "wakeups_btf.skel.h"
 
 #include <algorithm>
 #include <bpf/bpf.h>
@@ -28,19 +29,11 @@ namespace {
 // costs no system call per id.
 class MappedArray {
 public:
-    MappedArray() = default;
-    MappedArray(const MappedArray&) = delete;
-    MappedArray& operator=(const MappedArray&) = delete;
-    ~MappedArray() {
-        if (base_ != MAP_FAILED)
-            munmap(base_, length_);
-    }
-
     bool map(const bpf_map* map, std::string& why) {
         const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-        length_ = (size_t{bpf_map__value_size(map)} * bpf_map__max_entries(map) + page - 1) / page * page;
-        base_ = mmap(nullptr, length_, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
-        if (base_ == MAP_FAILED) {
+        const size_t length =
+            (size_t{bpf_map__value_size(map)} * bpf_map__max_entries(map) + page - 1) / page * page;
+        if (!mapping_.map(length, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map))) {
             why = std::string("mapping ") + bpf_map__name(map) + ": " + strerror(errno);
             return false;
         }
@@ -48,13 +41,15 @@ public:
     }
 
     std::span<volatile uint64_t> words() const {
-        return {static_cast<volatile uint64_t*>(base_), length_ / sizeof(uint64_t)};
+        return {static_cast<volatile uint64_t*>(mapping_.data()),
+                mapping_.size() / sizeof(uint64_t)};
     }
-    std::span<volatile uint8_t> bytes() const { return {static_cast<volatile uint8_t*>(base_), length_}; }
+    std::span<volatile uint8_t> bytes() const {
+        return {static_cast<volatile uint8_t*>(mapping_.data()), mapping_.size()};
+    }
 
 private:
-    void* base_ = MAP_FAILED;
-    size_t length_ = 0;
+    Mapping mapping_;
 };
 
 template <typename T>

@@ -1,7 +1,8 @@
 #include "host/boot/kernel_image.h"
 
-#include "host/base/hash.h"
 #include "common/text.h"
+#include "host/base/hash.h"
+#include "sys/mapping.h"
 
 #include <algorithm>
 #include <bit>
@@ -45,17 +46,9 @@ bool load(std::span<const std::uint8_t> f, std::uint64_t at, T& out) {
     return true;
 }
 
-
-// A read-only mapping of a whole file.
-class Mapping {
+// A whole file, mapped read-only.
+class MappedFile {
 public:
-    Mapping() = default;
-    Mapping(const Mapping&) = delete;
-    Mapping& operator=(const Mapping&) = delete;
-    ~Mapping() {
-        if (addr_ != MAP_FAILED)
-            ::munmap(addr_, size_);
-    }
     Status open(const std::string& path) {
         int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd < 0)
@@ -66,24 +59,20 @@ public:
             ::close(fd);
             return e;
         }
-        size_ = static_cast<std::size_t>(st.st_size);
-        if (size_ > 0)
-            addr_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+        const auto size = static_cast<std::size_t>(st.st_size);
+        const bool mapped = size == 0 || mapping_.map(size, PROT_READ, MAP_PRIVATE, fd);
         const int err = errno;
         ::close(fd);
-        if (size_ > 0 && addr_ == MAP_FAILED)
+        if (!mapped)
             return Error{"mmap " + path, err};
         return ok();
     }
     std::span<const std::uint8_t> bytes() const {
-        if (addr_ == MAP_FAILED)
-            return {};
-        return {static_cast<const std::uint8_t*>(addr_), size_};
+        return {static_cast<const std::uint8_t*>(mapping_.data()), mapping_.size()};
     }
 
 private:
-    void* addr_ = MAP_FAILED;
-    std::size_t size_ = 0;
+    Mapping mapping_;
 };
 
 Status read_notes(std::span<const std::uint8_t> seg, std::size_t align, VmlinuxNotes& n) {
@@ -137,7 +126,7 @@ Result<PvhKernel> elf_kernel(const std::string& path, std::span<const std::uint8
 
 // A cached vmlinux is used only if it still reads as one with the PVH note.
 std::optional<PvhKernel> cached(const fs::path& path) {
-    Mapping m;
+    MappedFile m;
     if (!m.open(path.string()))
         return std::nullopt;
     auto k = elf_kernel(path.string(), m.bytes());
@@ -307,7 +296,7 @@ Result<VmlinuxNotes> read_vmlinux_notes(std::span<const std::uint8_t> f) {
 }
 
 Result<PvhKernel> pvh_kernel(const std::string& kernel, const std::string& sha256, const std::string& cache_dir) {
-    Mapping file;
+    MappedFile file;
     IB_TRY(file.open(kernel));
     const auto bytes = file.bytes();
     if (is_elf(bytes))
@@ -370,7 +359,7 @@ Result<KernelBoot> choose_kernel_boot(const std::string& kernel, const std::stri
     b.protocol = "bzimage";
     if (mode == BootMode::bzimage) {
         // Not decompressed, but a cut-off bzImage still fails here rather than in QEMU.
-        Mapping file;
+        MappedFile file;
         IB_TRY(file.open(kernel));
         if (has_setup_header(file.bytes()))
             if (auto h = parse_setup_header(file.bytes()); !h)

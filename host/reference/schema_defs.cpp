@@ -1,6 +1,6 @@
 // The parts of the results schema (docs/schema/defs.schema.json) that the declarations say,
 // generated from them: load_params from the keys each load shows (KeySpec::shown_as)
-// (payload/X/X_load.h); probe_name and each record type's metrics_X from the record
+// (payload/X/load.json); probe_name and each record type's metrics_X from the record
 // descriptions (bpf/X/X_probe.h, common/record_decls.h). scripts/schema-defs.py writes them
 // into the file; test_schema.py fails when the committed file differs.
 #include "host/reference/schema_defs.h"

@@ -25,6 +25,9 @@ protected:
         o.output_path = output_path_;
         return o;
     }
+    bool start(const BackgroundOptions& o) { return bg_.start(o, console_); }
+    bool ready() { return bg_.wait_ready(console_); }
+    void stop() { bg_.stop(console_); }
     // A test leaves nothing in the temporary directory.
     void TearDown() override { ::unlink(output_path_.c_str()); }
     // The output's lines, read once the command has been stopped.
@@ -36,6 +39,7 @@ protected:
         return out;
     }
     Console console_; // no console opened: records go nowhere
+    Background bg_;   // the command a test starts
     const std::string output_path_ =
         ::testing::TempDir() + "initbench-background-" + std::to_string(::getpid()) + ".out";
 };
@@ -100,15 +104,14 @@ TEST_F(BackgroundTest, WaitsForTheReadyText) {
     auto o = options("sh -c 'echo starting; sleep 0.3; echo attached; exec sleep 30'");
     o.ready = "attached";
     o.record = true;
-    Background bg;
-    ASSERT_TRUE(bg.start(o, console_));
+    ASSERT_TRUE(start(o));
     const double t0 = monotonic_seconds();
-    ASSERT_TRUE(bg.wait_ready(console_));
+    ASSERT_TRUE(ready());
     EXPECT_GE(monotonic_seconds() - t0, 0.25);
-    EXPECT_GT(bg.group(), 0);
-    bg.stop(console_);
-    EXPECT_EQ(bg.group(), 0);
-    const auto r = bg.record();
+    EXPECT_GT(bg_.group(), 0);
+    stop();
+    EXPECT_EQ(bg_.group(), 0);
+    const auto r = bg_.record();
     EXPECT_EQ(r["type"], "background");
     EXPECT_EQ(r["ready"], "attached");
     EXPECT_GE(r["ready_s"].get<double>(), 0.25);
@@ -122,11 +125,10 @@ TEST_F(BackgroundTest, WaitsForTheReadyText) {
 TEST_F(BackgroundTest, ExitBeforeReadyIsAnError) {
     auto o = options("sh -c 'echo cannot attach; exit 3'");
     o.ready = "attached";
-    Background bg;
-    ASSERT_TRUE(bg.start(o, console_));
-    EXPECT_FALSE(bg.wait_ready(console_));
-    bg.stop(console_);
-    const auto r = bg.record();
+    ASSERT_TRUE(start(o));
+    EXPECT_FALSE(ready());
+    stop();
+    const auto r = bg_.record();
     EXPECT_EQ(r["exit"], 3);
     EXPECT_EQ(r["ended"], "exited with status 3");
     EXPECT_EQ(r["ready_s"], nullptr);
@@ -137,20 +139,18 @@ TEST_F(BackgroundTest, ReadyTimeout) {
     auto o = options("sleep 30");
     o.ready = "never";
     o.ready_timeout = 0.3;
-    Background bg;
-    ASSERT_TRUE(bg.start(o, console_));
+    ASSERT_TRUE(start(o));
     const double t0 = monotonic_seconds();
-    EXPECT_FALSE(bg.wait_ready(console_));
+    EXPECT_FALSE(ready());
     EXPECT_LT(monotonic_seconds() - t0, 5);
-    bg.stop(console_);
-    EXPECT_EQ(bg.record()["ended"], "killed at the end of the run");
+    stop();
+    EXPECT_EQ(bg_.record()["ended"], "killed at the end of the run");
 }
 
 TEST_F(BackgroundTest, NoReadyTextNoWait) {
-    Background bg;
-    ASSERT_TRUE(bg.start(options("sleep 30"), console_));
-    EXPECT_TRUE(bg.wait_ready(console_));
-    bg.stop(console_);
+    ASSERT_TRUE(start(options("sleep 30")));
+    EXPECT_TRUE(ready());
+    stop();
 }
 
 TEST_F(BackgroundTest, WindowMarksThenSignals) {
@@ -158,16 +158,15 @@ TEST_F(BackgroundTest, WindowMarksThenSignals) {
     auto o = options("sh -c 'trap \"echo usr1\" USR1; echo ready; while :; do sleep 0.05; done'");
     o.ready = "ready";
     o.window_signal = SIGUSR1;
-    Background bg;
-    ASSERT_TRUE(bg.start(o, console_));
-    ASSERT_TRUE(bg.wait_ready(console_));
+    ASSERT_TRUE(start(o));
+    ASSERT_TRUE(ready());
     // Each mark is answered before the next: the trap's echo, then 0.1 s of quiet.
-    bg.window("window_open", "syscall", 0);
-    bg.await_answer();
-    bg.window("window_close", "syscall", 0);
-    bg.await_answer();
-    bg.stop(console_);
-    const auto r = bg.record();
+    bg_.window("window_open", "syscall", 0);
+    bg_.await_answer();
+    bg_.window("window_close", "syscall", 0);
+    bg_.await_answer();
+    stop();
+    const auto r = bg_.record();
     EXPECT_EQ(r["marks"], 2);
     EXPECT_EQ(r["window_signal"], "USR1");
     const auto out = lines(r["output"]);
@@ -189,24 +188,22 @@ TEST_F(BackgroundTest, AwaitAnswerGivesUp) {
     auto o = options("sh -c 'trap \"\" HUP; echo trapped; exec sleep 30'");
     o.window_signal = SIGHUP;
     o.ready = "trapped";
-    Background bg;
-    ASSERT_TRUE(bg.start(o, console_));
-    ASSERT_TRUE(bg.wait_ready(console_)); // the trap is set
-    bg.window("window_close", "none", 0);
+    ASSERT_TRUE(start(o));
+    ASSERT_TRUE(ready()); // the trap is set
+    bg_.window("window_close", "none", 0);
     const double t0 = monotonic_seconds();
-    bg.await_answer();
+    bg_.await_answer();
     EXPECT_GE(monotonic_seconds() - t0, kBackgroundAnswerWait - 0.1);
-    bg.stop(console_);
-    EXPECT_EQ(bg.record()["ended"], "killed at the end of the run");
+    stop();
+    EXPECT_EQ(bg_.record()["ended"], "killed at the end of the run");
 }
 
 TEST_F(BackgroundTest, NoMarksWithoutASignal) {
     auto o = options("sh -c 'echo ready; exec sleep 30'");
-    Background bg;
-    ASSERT_TRUE(bg.start(o, console_));
-    bg.window("window_open", "none", 0);
-    bg.stop(console_);
-    EXPECT_EQ(bg.record()["marks"], 0);
+    ASSERT_TRUE(start(o));
+    bg_.window("window_open", "none", 0);
+    stop();
+    EXPECT_EQ(bg_.record()["marks"], 0);
 }
 
 TEST_F(BackgroundTest, RecordKeepsTheTail) {
@@ -215,15 +212,14 @@ TEST_F(BackgroundTest, RecordKeepsTheTail) {
                      "echo last; echo done'");
     o.ready = "done";
     o.ready_timeout = 60;
-    Background bg;
-    ASSERT_TRUE(bg.start(o, console_));
-    ASSERT_TRUE(bg.wait_ready(console_));
+    ASSERT_TRUE(start(o));
+    ASSERT_TRUE(ready());
     // Its exit after the last line, left for stop() to reap (ECHILD: wait_ready reaped it).
     siginfo_t info{};
-    const int waited = ::waitid(P_PID, static_cast<id_t>(bg.group()), &info, WEXITED | WNOWAIT);
+    const int waited = ::waitid(P_PID, static_cast<id_t>(bg_.group()), &info, WEXITED | WNOWAIT);
     ASSERT_TRUE(waited == 0 || errno == ECHILD) << errno;
-    bg.stop(console_);
-    const auto r = bg.record();
+    stop();
+    const auto r = bg_.record();
     EXPECT_EQ(r["output_bytes"], 100000u * 9 + 10);
     EXPECT_EQ(r["output_truncated"], true);
     const std::string out = r["output"];

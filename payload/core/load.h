@@ -80,7 +80,7 @@ unsigned online_cpus();
 std::string always_supported();
 uint64_t one_task_per_worker(const LoadParams& p);
 
-// A load as the registry lists it: its declaration (payload/X/X_load.h) and its code. A
+// A load as the registry lists it: its declaration (payload/X/load.json) and its code. A
 // load's file names its work; the rest has defaults that most loads keep: a worker per CPU,
 // runs on any kernel, one task per worker, moves no data, no keys of its own.
 struct LoadSpec {
@@ -96,7 +96,7 @@ struct LoadSpec {
     void (*work)(const WorkerContext&) = nullptr;           // never returns: the framework kills it
 };
 
-// Every built-in load (each payload/X/X_load.h's X_load, in their names' order).
+// Every built-in load (each payload/X/'s X_load, in their names' order).
 const std::vector<const LoadSpec*>& load_registry();
 const LoadSpec* find_load(std::string_view name);
 
@@ -111,7 +111,7 @@ LoadParams resolve_params(const LoadSpec& spec, const Config& config, unsigned s
 nlohmann::json params_json(const LoadParams& p);
 
 // A load's configure() shows its own parameters through this, by its declaration
-// (payload/X/X_load.h): a name the declaration lacks, or a choice not among its values, goes
+// (payload/X/load.json): a name the declaration lacks, or a choice not among its values, goes
 // under "undeclared" instead, which the results schema refuses, so that a test fails.
 void show(LoadParams& p, const LoadDecl& decl, const nlohmann::json& values);
 // A phase's loads: one load's name, or registered loads joined by '+' ("sleep+syscall"), run

@@ -1,5 +1,5 @@
 // Finding a load, and the defaults of LoadSpec. The list of loads, load_registry(), is
-// written by the build from payload/*_load.h (cmake/Catalog.cmake). A load that cannot run
+// written by the build from payload/X/load.json (cmake/Catalog.cmake). A load that cannot run
 // on this kernel is still listed: its unsupported() says why, and the phase reports that
 // instead of a number.
 #include "payload/core/external.h"

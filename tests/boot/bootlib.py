@@ -57,6 +57,14 @@ _BOOT_S = float(os.environ.get("INITBENCH_TEST_BOOT_S", limits.BOOT_S))
 _boots_left = int(os.environ["INITBENCH_TEST_BOOTS"]) if "INITBENCH_TEST_BOOTS" in os.environ else None
 
 
+def class_tmpdir(test_class, prefix):
+    """A temporary directory for a test class's boots, removed once its tests have run, also
+    when its setUpClass fails part of the way (where tearDownClass would not run)."""
+    tmp = tempfile.TemporaryDirectory(prefix=prefix)
+    test_class.addClassCleanup(tmp.cleanup)
+    return tmp
+
+
 def boot_limit(limit_s=None) -> float:
     """Charges one boot to this test process's budget and returns its `--timeout`: limit_s,
     or the class's boot limit. A boot the class did not declare (`ctest_boots`,

@@ -11,7 +11,6 @@ import re
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 import unittest
 from pathlib import Path
@@ -42,7 +41,7 @@ class AbInterleaved(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-ab-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-ab-")
         cls.dir = Path(cls.tmp.name)
         cls.slub_args = ("--params", "", "--params", "slub_debug=FZPU", "--label", "base", "--label", "slub",
                          "--metric", "fork/ops_per_s")
@@ -84,10 +83,6 @@ class AbInterleaved(unittest.TestCase):
         os.killpg(p.pid, signal.SIGINT)
         stdout, stderr = p.communicate(timeout=limits.boot_wait(limit))
         return subprocess.CompletedProcess(p.args, p.returncode, first + stdout, stderr)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_slub_debug_is_different_after_two_boots_a_side(self):
         p = self.slub

@@ -4,7 +4,6 @@ signalled (background.window_signal), and its output comes back in a background 
 (background.record). The tracer is a BusyBox shell script; scripts/bench-probes.py does the
 same with bpftrace."""
 import json
-import tempfile
 import unittest
 from pathlib import Path
 
@@ -34,7 +33,7 @@ class BackgroundTracer(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-background-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-background-")
         ok_dir, fail_dir = Path(cls.tmp.name) / "ok", Path(cls.tmp.name) / "fail"
         ok_dir.mkdir()
         fail_dir.mkdir()
@@ -49,10 +48,6 @@ class BackgroundTracer(unittest.TestCase):
         image = pack(noexec_dir, {"/payload/bg/fail.sh": "exit 3\n"},
                      "phases = none\nduration = 1\nbackground = /payload/bg/fail.sh\n")
         cls.noexec = bootlib.run_image(image, workdir=noexec_dir)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def lines(self):
         out = []

@@ -49,7 +49,7 @@ class CompareSameKernel(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-aa-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-aa-")
         cls.files = []
         # The typo is booted past the host's check, as a run written by hand would be.
         for name, extra, args in (("a", (), ()), ("b", (), ()), ("typo", (cls.TYPO,), ("--no-host-check",))):
@@ -66,10 +66,6 @@ class CompareSameKernel(unittest.TestCase):
                            cwd=cls.tmp.name)
         cls.typo_step = initbench(*step, *[f"--param={p}" for p in (*cls.EXPERIMENT, cls.TYPO)], "--", "true",
                                   cwd=cls.tmp.name)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_runs_complete_on_the_icount_clock(self):
         for r, _ in self.files:
@@ -150,7 +146,7 @@ class BisectIcount(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-bisect-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-bisect-")
         repo = cls.repo = Path(cls.tmp.name) / "repo"
         repo.mkdir()
         git(repo, "init", "-q")
@@ -198,10 +194,6 @@ class BisectIcount(unittest.TestCase):
         cls.log = git(repo, "bisect", "log")
         git(repo, "bisect", "reset")
 
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
-
     def test_names_the_commit_that_added_slub_debug(self):
         out = self.bisect.stdout + self.bisect.stderr
         self.assertEqual(self.bisect.returncode, 0, out)
@@ -237,7 +229,7 @@ class BisectStepMoreBoots(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-more-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-more-")
         base = bootlib.run(*cls.EXPERIMENT, extra_args=("--clock", "icount"), workdir=cls.tmp.name)
         cls.baseline = Path(cls.tmp.name) / "baseline.json"
         cls.baseline.write_text(json.dumps(base.doc))
@@ -261,10 +253,6 @@ class BisectStepMoreBoots(unittest.TestCase):
             "--save-dir", str(cls.saved), "--",
             "sh", "-c", "grep Cpus_allowed_list: /proc/self/status > build-affinity",
             cwd=cls.tmp.name, timeout=4 * limits.boot_wait(limit))
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_undecided_first_boot_is_followed_by_one_more(self):
         p = self.step

@@ -6,7 +6,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import unittest
 from pathlib import Path
 
@@ -31,7 +30,7 @@ class DefaultProfile(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-default-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-default-")
         # Other work on the host beside the boot, which its document must count
         # (host.others_busy_cpus): a process that spins until the boot is done.
         spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
@@ -40,10 +39,6 @@ class DefaultProfile(unittest.TestCase):
         finally:
             spinner.kill()
             spinner.wait()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_exit_ok_and_complete(self):
         self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr)

@@ -9,7 +9,6 @@ import os
 import re
 import statistics
 import subprocess
-import tempfile
 import unittest
 from pathlib import Path
 
@@ -175,7 +174,7 @@ class ModulePayload(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-module-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-module-")
         tmp = Path(cls.tmp.name)
         ko = build_module("initbench_test", tmp / "build")
         (tmp / "experiment.conf").write_text(
@@ -192,10 +191,6 @@ class ModulePayload(unittest.TestCase):
                            capture_output=True, text=True)
         assert p.returncode == 0, p.stderr
         cls.r = bootlib.run_image(packed, "initbench.repeat=10", extra_args=["--cpus", "2"])
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def setUp(self):
         self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr + self.r.log[-3000:])
@@ -251,7 +246,7 @@ class PageFragProfile(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-page-frag-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-page-frag-")
         tmp = Path(cls.tmp.name)
         ko = build_module("page_frag_test", tmp / "build")
         image = tmp / "page_frag.cpio.gz"
@@ -269,10 +264,6 @@ class PageFragProfile(unittest.TestCase):
         cls.insmods = bootlib.run_image(image, f"initbench.cmd=sh -c 'insmod {PAGE_FRAG_KO} nr_test=1000 test_pop_cpu=1; "
                                 f"/payload/bin/insmod {PAGE_FRAG_KO} nr_test=2000 test_pop_cpu=1; "
                                 "dmesg | grep page_frag_test'", extra_args=["--cpus", "2"])
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def complete(self, r):
         self.assertEqual(r.code, 0, r.stdout + r.stderr + r.log[-3000:])

@@ -104,16 +104,12 @@ class PanicMidRun(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-panic-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-panic-")
         script = ("# crash the kernel once the second load phase (cpu) runs\n" + wait_for_load(2) +
                   "usleep 300000\necho c > /proc/sysrq-trigger\n")
         image = pack(cls.tmp.name, {"/payload/faults/panic.sh": script},
                      "phases = none,fork,cpu,none\nduration = 1\nbackground = sh /payload/faults/panic.sh\n")
         cls.r = bootlib.run_image(image, workdir=cls.tmp.name)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_boot_failure_names_the_panic(self):
         self.assertEqual(self.r.code, 3, self.r.stdout + self.r.stderr)
@@ -155,7 +151,7 @@ class WarnDuringPhase(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-warn-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-warn-")
         tmp = Path(cls.tmp.name)
         release = re.search(r"vmlinuz-(.+)$", bootlib.kernel()).group(1)
         ko = subprocess.run([str(MODULE_BUILD), str(tmp / "build"), "amd64", "initbench_fault"], check=True,
@@ -168,10 +164,6 @@ class WarnDuringPhase(unittest.TestCase):
         image = pack(tmp, {"/payload/modules/initbench_fault.ko": Path(ko), "/payload/faults/warn.sh": script},
                      "phases = none,fork,none\nduration = 2\nbackground = sh /payload/faults/warn.sh\n")
         cls.r = bootlib.run_image(image, workdir=tmp)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_run_completes(self):
         self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr + self.r.log[-3000:])
@@ -201,7 +193,7 @@ class ConsoleFlood(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-flood-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-flood-")
         script = ("# emergency-level kernel messages, as fast as the shell can write them\n"
                   "i=0\nwhile :; do\n"
                   "  echo \"<0>initbench-flood $i {\\\"ops\\\":99999}\" > /dev/kmsg\n"
@@ -211,10 +203,6 @@ class ConsoleFlood(unittest.TestCase):
                      "background = sh /payload/faults/flood.sh\n")
         cls.r = bootlib.run_image(image, extra_args=["--cpus", "2"], workdir=cls.tmp.name)
         cls.good, cls.bad, cls.trailed, cls.rejoined = intact_frames(cls.r.log)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_the_console_was_flooded(self):
         self.assertGreater(self.r.log.count("initbench-flood"), 100)
@@ -389,14 +377,10 @@ class TruncatedLog(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-truncated-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-truncated-")
         cls.r = bootlib.run("initbench.phases=none,fork,sleep", "initbench.duration=1", "initbench.sleep.tasks=2",
                             "initbench.sleep.interval=60", workdir=cls.tmp.name)
         cls.raw = (Path(cls.tmp.name) / "console.log").read_bytes()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_quiet_still_says_why_a_run_failed(self):
         # --quiet hides the summary of a good run, never the reason a run failed.

@@ -77,7 +77,7 @@ class LavaMonitorPattern(unittest.TestCase):
 class Lava(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-lava-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-lava-")
         tmp = Path(cls.tmp.name)
         render_qemu_device(tmp / "device.yaml")
         limit = bootlib.boot_limit()
@@ -96,10 +96,6 @@ class Lava(unittest.TestCase):
         cls.results = lava_results(cls.log)
         # The same log read by initbench: LAVA's own format, quoting undone.
         cls.code, cls.doc = bootlib.parse(tmp / "lava.log")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_job_passed(self):
         self.assertIn('"case": "job", "definition": "lava", "result": "pass"', self.log, self.log[-3000:])

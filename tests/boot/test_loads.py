@@ -4,7 +4,6 @@ Each class is one boot; its tests check what came out of it. Rates are only chec
 nonzero: timing under TCG on a shared machine is far too noisy for more."""
 import os
 import subprocess
-import tempfile
 import unittest
 
 import bootlib
@@ -33,12 +32,8 @@ class BootTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-loads-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-loads-")
         cls.r = bootlib.run(*cls.PARAMS, extra_args=cls.ARGS, workdir=cls.tmp.name)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def assert_nothing_left(self):
         for p in self.r.records("phase"):

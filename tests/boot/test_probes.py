@@ -22,6 +22,13 @@ def fork_ops(r):
     return phase_record(r, "fork")["ops"]
 
 
+def assert_percentile_metrics(test, record):
+    """The record's percentiles are also its metrics percentiles.pNN, for compare."""
+    for name, value in record["percentiles"].items():
+        test.assertEqual(record["metrics"][f"percentiles.{name}"]["value"], value, name)
+    test.assertEqual(set(record["percentiles"]), {"p50", "p90", "p99"})
+
+
 def assert_softirq_adds_up(test, s, cpus):
     """A softirq record's totals are its vectors' and its histogram's, and its figures are in
     order; a wait is counted at a run's entry, its run at the exit, so up to a run per CPU
@@ -37,6 +44,7 @@ def assert_softirq_adds_up(test, s, cpus):
         test.assertLessEqual(p["p50"], p["p90"])
         test.assertLessEqual(p["p90"], p["p99"])
         test.assertLessEqual(p["p99"], s["max"])
+        assert_percentile_metrics(test, s)
     if s["wait"]["count"]:
         test.assertLessEqual(s["wait"]["avg"], s["wait"]["max"])
 
@@ -102,6 +110,7 @@ class Probes(unittest.TestCase):
         self.assertLessEqual(p["p50"], p["p90"])
         self.assertLessEqual(p["p90"], p["p99"])
         self.assertLessEqual(p["p99"], f["max"])
+        assert_percentile_metrics(self, f)
 
     def test_funclat_subtraction_accounts_for_the_time_slept(self):
         # Checked against a fact the probe does not produce: every nanosleep of the sleep

@@ -20,7 +20,6 @@ import json
 import re
 import shutil
 import subprocess
-import tempfile
 import unittest
 from pathlib import Path
 
@@ -53,7 +52,7 @@ class PackedPrograms(unittest.TestCase):
         cls.stress_ng = shutil.which("stress-ng")
         if not cls.stress_ng:
             raise unittest.SkipTest("no stress-ng on this host: scripts/install-deps.sh installs it")
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-programs-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-programs-")
         tmp = Path(cls.tmp.name)
         (tmp / "check").write_text(CHECK)
         (tmp / "check").chmod(0o755)
@@ -68,10 +67,6 @@ class PackedPrograms(unittest.TestCase):
             capture_output=True, text=True)
         assert cls.pack.returncode == 0, cls.pack.stderr
         cls.r = bootlib.run_image(packed)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_pack_prints_the_sizes(self):
         self.assertRegex(self.pack.stdout, r"/payload/bin/stress-ng: [0-9.]+ MiB program \+ [0-9.]+ MiB in \d+ libraries")
@@ -130,7 +125,7 @@ class PackedProgramsAsLoads(unittest.TestCase):
         client_txt = Path("/usr/share/dbench/client.txt")
         if not all(programs) or not client_txt.exists():
             raise unittest.SkipTest("no stress-ng or dbench on this host: scripts/install-deps.sh installs them")
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-program-loads-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-program-loads-")
         tmp = Path(cls.tmp.name)
         (tmp / "experiment.conf").write_text(EXPERIMENT)
         packed = tmp / "packed.cpio.gz"
@@ -144,10 +139,6 @@ class PackedProgramsAsLoads(unittest.TestCase):
         cls.r = bootlib.run_image(packed, "initbench.funclat=kernel_clone", extra_args=("--cpus", "2"))
         cls.phases = {p["phase"]: p for p in cls.r.records("phase")}
         cls.errors = cls.r.records("error")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def error_of(self, phase):
         found = [e for e in self.errors if e.get("what") == f"phase {phase}"]
@@ -279,14 +270,10 @@ class MmCidWithStressNg(unittest.TestCase):
     def setUpClass(cls):
         if not shutil.which("stress-ng"):
             raise unittest.SkipTest("no stress-ng on this host: scripts/install-deps.sh installs it")
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-mm-cid-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-mm-cid-")
         image = image_from_script("mm-cid-stress-ng-image.sh", Path(cls.tmp.name) / "mm_cid_stress_ng.cpio.gz")
         cls.r = bootlib.run_image(image, "initbench.duration=3", "initbench.rest=0", extra_args=("--cpus", "2"))
         cls.phases = {p["phase"]: p for p in cls.r.records("phase")}
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_the_seeds_stressors_as_the_phases(self):
         self.assertEqual(list(self.phases), ["none", "stress_cpu", "stress_fork", "stress_pthread"])
@@ -359,15 +346,11 @@ class SisTbenchImage(unittest.TestCase):
     def setUpClass(cls):
         if not (shutil.which("tbench") and shutil.which("tbench_srv")):
             raise unittest.SkipTest("no dbench on this host: scripts/install-deps.sh installs it")
-        cls.tmp = tempfile.TemporaryDirectory(prefix="initbench-sis-tbench-")
+        cls.tmp = bootlib.class_tmpdir(cls, "initbench-sis-tbench-")
         image = image_from_script("sis-tbench-image.sh", Path(cls.tmp.name) / "sis_tbench.cpio.gz")
         cls.r = bootlib.run_image(image, "initbench.rounds=1", "initbench.duration=2", "initbench.warmup=0",
                                   extra_args=("--cpus", "2"))
         cls.phases = {p["phase"]: p for p in cls.r.records("phase")}
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def test_tbench_with_the_clients_swept_to_twice_the_cpus(self):
         self.assertEqual(self.r.code, 0, self.r.stdout + self.r.stderr + self.r.log[-3000:])

@@ -4,13 +4,14 @@
 // are external_load_test.cpp, the shipped profiles profiles_test.cpp.
 #include "common/config.h"
 #include "common/external_load.h"
+#include "common/text.h"
 #include "load_catalog.h"
 #include "payload/core/external.h"
 #include "payload/core/leftover_tasks.h"
-#include "payload/core/load_group.h"
-#include "sys/procfs.h"
 #include "payload/core/load.h"
+#include "payload/core/load_group.h"
 #include "run_load.h"
+#include "sys/procfs.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -81,10 +82,11 @@ TEST(DescribeExit, SignalsStatusesAndSetUp) {
 // ---- keys and parameters ----------------------------------------------------------------
 
 TEST(LoadKeys, RefusedValues) {
-    for (const char* bad : {"initbench.tcp.clients=1,0", "initbench.tcp.clients=2000", "initbench.pipe.groups=x",
-                            "initbench.load.nice=-21", "initbench.load.nice=20", "initbench.load.nice=+1",
-                            "initbench.load.cpus=3-1", "initbench.pipe.mode=fifo", "initbench.sleep.interval=0",
-                            "initbench.pipe.fds=257"})
+    for (const char* bad :
+         {"initbench.tcp.clients=1,0", "initbench.tcp.clients=2000", "initbench.pipe.groups=x",
+          "initbench.pipe.groups=4,2000", "initbench.load.nice=-21", "initbench.load.nice=20",
+          "initbench.load.nice=+1", "initbench.load.cpus=3-1", "initbench.pipe.mode=fifo",
+          "initbench.sleep.interval=0", "initbench.pipe.fds=257"})
         EXPECT_NE(refusal(bad), "") << bad;
     EXPECT_EQ(refusal("initbench.load.nice=-20 initbench.load.cpus=0,2-3 initbench.churn=0.25"),
               "");
@@ -106,11 +108,11 @@ TEST(LoadRegistry, EveryLoadDescribesItself) {
     EXPECT_EQ(find_load("bogus"), nullptr);
 }
 
-// A load is its own files: every payload/X/X_load.h is in the registry (its X_load) and in
+// A load is its own files: every payload/X/load.json is in the registry (its X_load) and in
 // the host's view (the built-in names, the key table), in the same order, with no list by hand.
 TEST(LoadCatalog, GathersEveryLoadsOwnDeclaration) {
-    // A load is a folder payload/X/ holding X_load.h; core/ is the framework.
-    const auto folders = unit_folders(std::string(INITBENCH_SOURCE_DIR) + "/payload", "load");
+    // A load is a folder payload/X/ holding load.json; core/ is the framework.
+    const auto folders = unit_folders(std::string(INITBENCH_SOURCE_DIR) + "/payload", "load.json");
     ASSERT_GE(folders.size(), 8u);
     ASSERT_EQ(load_registry().size(), folders.size());
     std::vector<std::string_view> names;

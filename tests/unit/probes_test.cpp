@@ -1,8 +1,10 @@
 // The probes' parsers of the kernel's own accounting, and the shared histogram percentiles.
+#include "bpf/core/settled_read.h"
+#include "bpf/core/setup_times.h"
 #include "bpf/kthread/kthread_probe.h"
 #include "bpf/schedstat/schedstat_probe.h"
-#include "bpf/core/settled_read.h"
 #include "bpf/span/span_samples.h"
+#include "common/config.h"
 #include "common/histogram.h"
 
 #include <cerrno>
@@ -12,25 +14,61 @@
 
 using namespace initbench;
 
-TEST(ProcStat, PlainComm) {
-    auto st = parse_proc_stat("15 (rcu_tasks_trace) I 2 0 0 0 -1 2129984 0 0 0 0 7 31 0 0 20 0 1 0 8 0 0 "
-                              "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 0 0 0 0 0 0");
-    ASSERT_TRUE(st);
-    EXPECT_EQ(st->pid, 15);
-    EXPECT_EQ(st->comm, "rcu_tasks_trace");
-    EXPECT_EQ(st->ppid, 2);
-    EXPECT_EQ(st->utime, 7u);
-    EXPECT_EQ(st->stime, 31u);
+namespace initbench {
+extern const ProbeSpec schedstat_probe; // made by a flag (make_on_flag)
+extern const ProbeSpec kthread_probe;   // made from its list (make)
+} // namespace initbench
+
+// The runner makes each kind's probes through make_probes_of(), whichever way it declares
+// them: a flag probe only when its flag is set, with its set-up timed under its name.
+TEST(ProbeSpec, EachKindIsMadeWhenTheConfigurationAsksForIt) {
+    auto made = [](const ProbeSpec& spec, const char* cmdline) {
+        const ConfigResult cfg = parse_config(cmdline, nullptr);
+        EXPECT_TRUE(cfg.ok()) << cmdline;
+        std::vector<std::unique_ptr<Probe>> out;
+        make_probes_of(spec, cfg.config, out);
+        std::vector<std::string> names;
+        for (const auto& probe : out)
+            names.push_back(probe->name());
+        return names;
+    };
+    using Names = std::vector<std::string>;
+    EXPECT_EQ(made(schedstat_probe, "initbench.schedstat=1"), Names{"schedstat"});
+    EXPECT_EQ(made(schedstat_probe, "initbench.schedstat=0"), Names{});
+    EXPECT_EQ(made(schedstat_probe, ""), Names{});
+    EXPECT_EQ(made(kthread_probe, "initbench.kthread=rcu_tasks*"), Names{"kthread"});
+    EXPECT_EQ(made(kthread_probe, ""), Names{});
+    setup_end();
+    const nlohmann::json times = setup_times_json();
+    bool timed = false;
+    for (const auto& probe : times["probes"])
+        timed |= probe["probe"] == "schedstat";
+    EXPECT_TRUE(timed) << times.dump();
 }
 
-TEST(ProcStat, CommWithSpacesAndParentheses) {
-    // A comm can be anything a task names itself: the last ')' ends it.
-    auto st = parse_proc_stat("4242 (a) b (c)) S 1 4242 4242 0 -1 4194560 0 0 0 0 123 456 0 0 20 0 1 0 9");
-    ASSERT_TRUE(st);
-    EXPECT_EQ(st->comm, "a) b (c)");
-    EXPECT_EQ(st->ppid, 1);
-    EXPECT_EQ(st->utime, 123u);
-    EXPECT_EQ(st->stime, 456u);
+// A comm can be anything a task names itself: the last ')' ends it.
+TEST(ProcStat, TheCommEndsAtTheLastParenthesis) {
+    struct Case {
+        const char* line;
+        int pid, ppid;
+        const char* comm;
+        uint64_t utime, stime;
+    };
+    for (const Case& c : {
+             Case{"15 (rcu_tasks_trace) I 2 0 0 0 -1 2129984 0 0 0 0 7 31 0 0 20 0 1 0 8 0 0 "
+                  "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 0 0 0 0 0 0",
+                  15, 2, "rcu_tasks_trace", 7, 31},
+             Case{"4242 (a) b (c)) S 1 4242 4242 0 -1 4194560 0 0 0 0 123 456 0 0 20 0 1 0 9", 4242,
+                  1, "a) b (c)", 123, 456},
+         }) {
+        auto st = parse_proc_stat(c.line);
+        ASSERT_TRUE(st) << c.line;
+        EXPECT_EQ(st->pid, c.pid);
+        EXPECT_EQ(st->comm, c.comm);
+        EXPECT_EQ(st->ppid, c.ppid);
+        EXPECT_EQ(st->utime, c.utime);
+        EXPECT_EQ(st->stime, c.stime);
+    }
 }
 
 TEST(ProcStat, GroupFlagsAndChildrensTime) {

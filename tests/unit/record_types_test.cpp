@@ -30,7 +30,7 @@ std::map<std::string, MeasuredValue> by_name(const json& record) {
 // descriptions and the key table through the generated catalog, with no list by hand.
 TEST(ProbeCatalog, GathersEveryProbesOwnDeclaration) {
     // A probe is a folder bpf/X/ holding X_probe.h; core/ is the framework.
-    const auto folders = unit_folders(std::string(INITBENCH_SOURCE_DIR) + "/bpf", "probe");
+    const auto folders = unit_folders(std::string(INITBENCH_SOURCE_DIR) + "/bpf", "@_probe.h");
     ASSERT_GE(folders.size(), 6u);
     ASSERT_EQ(std::size(probe_catalog::kDecls), folders.size());
     for (const ProbeDecl* probe : probe_catalog::kDecls) {

@@ -14,10 +14,7 @@
 namespace initbench {
 namespace {
 
-struct SkelDeleter {
-    void operator()(exits_bpf* s) const { exits_bpf__destroy(s); }
-};
-using Skel = std::unique_ptr<exits_bpf, SkelDeleter>;
+using Skel = Skeleton<exits_bpf, exits_bpf__destroy>;
 
 class Exits final : public PerCpuProbe<exits_cpu> {
 public:
@@ -61,13 +58,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Probe> make_exits() { return std::make_unique<Exits>(); }
-
-extern const ProbeSpec exits_probe = {"exits", [](const Config& config, std::vector<std::unique_ptr<Probe>>& out) {
-    if (config.flag("exits")) {
-        setup_begin("exits");
-        out.push_back(make_exits());
-    }
-}};
+extern const ProbeSpec exits_probe = {
+    .name = "exits",
+    .make_on_flag = []() -> std::unique_ptr<Probe> { return std::make_unique<Exits>(); }};
 
 } // namespace initbench

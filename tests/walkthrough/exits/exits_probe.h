@@ -27,7 +27,5 @@ inline constexpr auto kExitsMetrics = with_probe_cost(kExitsOwnMetrics);
 inline constexpr RecordType exits_record = probe_record("exits", {.metrics = kExitsMetrics});
 inline constexpr ProbeDecl exits_declaration = {&exits_record, exits_keys};
 
-std::unique_ptr<Probe> make_exits();
-
 } // namespace initbench
 #endif
