@@ -85,9 +85,12 @@ TEST(BisectDecision, TwoWallClockBootsASideNeverDecideBad) {
 // at the level of look 9 of 9 (alpha 0.05 / 9). Two good commits the unpaired verdict skipped:
 // one boot a stalled host slowed by 42 % (pair 3), and a host that fell from ~850 to ~600
 // forks/s after pair 2. The paired test's 20 %-trimmed mean sees through both.
+const V kStalledBase{720.2, 754.3, 853.1, 714.6, 775.9, 759.0, 795.8, 833.2, 803.2, 822.6};
+constexpr double kLookConfidence = 1 - 0.05 / 9;
+
 TEST(BisectDecision, PairedBootsSeeThroughOneSlowBootAndADriftingHost) {
-    const double confidence = 1 - 0.05 / 9;
-    const V stalled_base{720.2, 754.3, 853.1, 714.6, 775.9, 759.0, 795.8, 833.2, 803.2, 822.6};
+    const double confidence = kLookConfidence;
+    const V& stalled_base = kStalledBase;
     const V stalled_step{706.2, 767.0, 499.1, 754.0, 783.8, 800.1, 761.9, 854.9, 773.0, 766.4};
     const V drift_base{840.7, 869.7, 598.0, 627.0, 601.8, 637.8, 566.0, 613.8, 631.0, 644.3};
     const V drift_step{872.4, 893.9, 615.7, 635.6, 612.3, 614.2, 614.1, 593.5, 617.4, 632.5};
@@ -123,6 +126,12 @@ TEST(BisectDecision, PairedBootsSeeThroughOneSlowBootAndADriftingHost) {
                              "middle 4 of 6 pairs: "),
               std::string::npos)
         << burst.why;
+}
+
+// Pairs at the limit, too few, or unmatched are never good; bad needs both tests.
+TEST(BisectDecision, PairedBootsAtTheLimitOrTooFewAreNeverGood) {
+    const double confidence = kLookConfidence;
+    const V& stalled_base = kStalledBase;
     // Right at the limit, however tight: never good. Near it with pairs 15 % apart: a skip
     // that gives the paired test's p.
     V at_limit, near_limit;

@@ -43,7 +43,9 @@ struct Spec {
     std::optional<double> others_busy_cpus; // host.others_busy_cpus; none leaves it out
 };
 
-inline json make_doc(const Spec& s) {
+// The run's records: its header, each round's phase and funclat records, the extra ones and
+// the end.
+inline json spec_records(const Spec& s) {
     json records = json::array();
     records.push_back({{"v", 1},
                        {"type", "header"},
@@ -95,29 +97,33 @@ inline json make_doc(const Spec& s) {
     for (const auto& r : s.extra_records)
         records.push_back(r);
     records.push_back({{"v", 1}, {"type", "end"}, {"records", records.size()}});
+    if (!s.image_version.empty())
+        records[0]["initbench"] = s.image_version;
+    if (!s.image_commit.empty())
+        records[0]["initbench_commit"] = s.image_commit;
+    return records;
+}
+
+inline json make_doc(const Spec& s) {
     json argv = {"qemu-system-x86_64", "-accel", "tcg"};
     if (s.clock == "icount") {
         argv.push_back("-icount");
         argv.push_back(s.icount);
     }
-    if (!s.image_version.empty())
-        records[0]["initbench"] = s.image_version;
-    if (!s.image_commit.empty())
-        records[0]["initbench_commit"] = s.image_commit;
     json doc = {{"initbench_results", 1},
-                 {"verdict", s.verdict},
-                 {"exit_code", 0},
-                 {"reason", "complete"},
-                 {"log", {{"status", s.status}}},
-                 {"host",
-                  {{"qemu_argv", argv},
-                   {"accel", "tcg"},
-                   {"clock", s.clock},
-                   {"arch", "x86_64"},
-                   {"memory_mb", 1024},
-                   {"kernel", {{"sha256", "aaaa"}}},
-                   {"image", {{"sha256", s.image}}}}},
-                 {"records", records}};
+                {"verdict", s.verdict},
+                {"exit_code", 0},
+                {"reason", "complete"},
+                {"log", {{"status", s.status}}},
+                {"host",
+                 {{"qemu_argv", argv},
+                  {"accel", "tcg"},
+                  {"clock", s.clock},
+                  {"arch", "x86_64"},
+                  {"memory_mb", 1024},
+                  {"kernel", {{"sha256", "aaaa"}}},
+                  {"image", {{"sha256", s.image}}}}},
+                {"records", spec_records(s)}};
     if (!s.host_cpus.empty())
         doc["host"]["host_cpus"] = s.host_cpus;
     if (s.others_busy_cpus)
