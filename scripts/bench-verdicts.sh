@@ -13,7 +13,7 @@
 # on the instruction-counting clock and on the wall clock, at ab's defaults (--method auto:
 # Welch's t under icount, the permutation test on the wall clock; 95 %; -j as ab chooses) but
 # --min-effect 1 % unless MIN_EFFECT says: at ab's 5 % a 2 % change is never DIFFERENT. It
-# prints one table; paste it into docs/compare.md with the machine and the date. A benchmark,
+# prints one table; paste it into docs/benchmarks.md with the machine and the date. A benchmark,
 # not a test: hundreds of boots (an icount trial is 4 boots).
 #
 #   scripts/bench-verdicts.sh [TRIALS] [MAX_BOOTS] [EFFECTS]   default: 100, 6, "2 5 10" ("": none)
@@ -94,7 +94,7 @@ PY
 # from the operation's period, then corrected from the rate each spin gave until it is within
 # a tenth of the target (at most four corrections). The guess alone is not enough under
 # icount: any change deals each round's timing part again (fork.spin_us=116 moved round 0 by
-# 0.00 % and round 1 by -2.3 %; docs/compare.md), so a spin meant for -2 % gave -1 %. The
+# 0.00 % and round 1 by -2.3 %; docs/benchmarks.md), so a spin meant for -2 % gave -1 %. The
 # table's last column is the change the trials measured.
 spin_for() { # CLOCK PCT
   local base spin rate next i

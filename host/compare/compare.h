@@ -74,7 +74,7 @@ Result<Side> load_side(const std::string& arg, const std::string& label, bool ke
 // repeat to a fraction of a percent and their noise is close to normal; the permutation test
 // on the wall clock, whose boots under TCG are heavy-tailed (a boot a third slower than the
 // rest is common) and quantised: there Welch's test on 2-4 samples a side claimed differences
-// that were not there (docs/compare.md has the measurements).
+// that were not there (docs/benchmarks.md has the measurements).
 // paired: run i of one side against run i of the other, by their log ratios; for pairs that
 // are independent (in ab's mirrored order neighbouring pairs share their noise: opt-in only).
 enum class Method { auto_, welch, permutation, lkp, threshold, paired };
