@@ -33,7 +33,8 @@ public:
     std::string finish();
 
 private:
-    void emit(void* event);
+    // Emits an event that its libyaml initializer (which returned `made`) filled in.
+    void emit(int made, void* event);
     std::unique_ptr<yaml_emitter_s> emitter_;
     std::string out_;
     bool finished_ = false;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <yaml.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,21 @@ TEST(LavaJob, ValuesThatLookLikeYamlStayValues) {
     EXPECT_EQ(doc.at({"actions", "1", "boot", "prompts", "0"}), "Run /init as init process");
     EXPECT_EQ(doc.at({"actions", "2", "test", "monitors", "0", "pattern"}), lava_monitor_pattern());
     EXPECT_EQ(doc.at({"actions", "2", "test", "monitors", "0", "fixupdict", "skip"}), "skip");
+}
+
+// A URL of bytes that are not UTF-8 is refused by name; it used to make lava-job spin
+// forever (libyaml refused the event and the writer emitted it all the same).
+TEST(LavaJob, AValueThatIsNotUtf8IsRefusedByName) {
+    LavaJobSpec spec;
+    spec.kernel_url = "http://lab/\xff\xfe/bzImage";
+    spec.image_url = "http://lab/initbench.cpio.gz";
+    try {
+        lava_job_yaml(spec);
+        ADD_FAILURE() << "a job was written";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("not valid UTF-8: http://lab/"), std::string::npos)
+            << e.what();
+    }
 }
 
 TEST(LavaJob, BoardJobBootsOverTftp) {
