@@ -1,5 +1,7 @@
 #include "bpf/core/log2.h"
 
+#include "common/probe_decl.h"
+
 #include <algorithm>
 #include <string>
 
@@ -29,10 +31,26 @@ nlohmann::json log2_percentiles(const unsigned long long* slots, size_t n, uint6
     return out;
 }
 
+namespace {
+
+// The metric names add_percentiles writes: kLog2PercentileMetrics' (MetricName is made at
+// compile time, so the names are spelt here and checked against the declaration).
+constexpr MetricName kPercentileNames[] = {"percentiles.p50", "percentiles.p90", "percentiles.p99"};
+static_assert(
+    [] {
+        if (std::size(kPercentileNames) != std::size(kLog2PercentileMetrics))
+            return false;
+        for (size_t i = 0; i < std::size(kPercentileNames); i++)
+            if (kPercentileNames[i].text != kLog2PercentileMetrics[i].name)
+                return false;
+        return true;
+    }(),
+    "add_percentiles must write exactly the declared kLog2PercentileMetrics");
+
+} // namespace
+
 void add_percentiles(RecordBuilder& b, nlohmann::json& record, nlohmann::json pct) {
-    static constexpr MetricName kNames[] = {"percentiles.p50", "percentiles.p90",
-                                            "percentiles.p99"};
-    for (MetricName name : kNames)
+    for (MetricName name : kPercentileNames)
         b.metric(name, pct.value(std::string(name.text.substr(name.text.find('.') + 1)),
                                  nlohmann::json()));
     record["percentiles"] = std::move(pct);
