@@ -12,6 +12,7 @@
 #include "host/compare/compare_checks.h"
 #include "host/compare/compare_render.h"
 #include "host/compare/sequential.h"
+#include "host/compare/step_budget.h"
 #include "host/image/settings_check.h"
 #include "host/image/image_paths.h"
 #include "host/results/results.h"
@@ -59,9 +60,44 @@ struct Plan {
     int bad_sign = 0;
 };
 
-Result<Plan> plan(BisectCli& cli, const char* argv0) {
+// What a plan is for: a step (against --baseline or --threshold), or the good end's boots
+// that become a bisection's baseline (`initbench bisect`), when there is none yet.
+enum class PlanFor { step, baseline };
+
+// Whether the baseline and the boot budget can ever decide a step at the limit, before the
+// first build: a setup that cannot would skip every commit, and git bisect would give up
+// only once it had built and booted them all. Against --baseline-kernel's pairs, whether the
+// budget holds enough pairs for the paired test.
+Status can_decide(const BisectCli& cli, const Plan& p, const Series& metric) {
+    const bool deterministic = cli.boot.clock == "icount";
+    const unsigned most = std::max(cli.boots, cli.max_boots);
+    if (!cli.baseline_kernel.empty()) {
+        const unsigned pairs = deterministic ? 2 : 3;
+        if (most < pairs)
+            return Error{"this setup cannot decide: the paired test of --baseline-kernel's boots "
+                         "needs " + std::to_string(pairs) + " pairs on the " + cli.boot.clock +
+                         " clock, and a step boots at most " + std::to_string(most) +
+                         "; give --max-boots " + std::to_string(pairs) + " or more"};
+        return ok();
+    }
+    auto boots = test_samples(metric, SampleUnit::run);
+    if (!boots)
+        return Error{"baseline: " + metric.id + ": " + boots.error().message()};
+    StepBudget budget;
+    budget.limit_pct = p.bad_pct;
+    budget.boots = cli.boots;
+    budget.max_boots = most;
+    budget.confidence = cli.confidence;
+    budget.deterministic = deterministic;
+    const StepReach reach = step_reach(boots.value(), budget);
+    if (reach.decides)
+        return ok();
+    return Error{"this setup cannot decide " + metric.id + ": " + reach.why + "; " + reach.advice};
+}
+
+Result<Plan> plan(BisectCli& cli, const char* argv0, PlanFor use) {
     Plan p;
-    if (cli.baseline.empty() == cli.threshold.empty())
+    if (use == PlanFor::step && cli.baseline.empty() == cli.threshold.empty())
         return Error{"give either --baseline (with --max-change) or --threshold"};
     if (cli.build.size() && !cli.build_shell.empty())
         return Error{"give the build as a command after -- or as --build-shell, not both"};
@@ -109,15 +145,25 @@ Result<Plan> plan(BisectCli& cli, const char* argv0) {
         if (p.bad_pct <= -100)
             return Error{"--max-change '" + cli.max_change +
                          "': a fall of 100 % or more cannot happen"};
-    } else {
+    } else if (use == PlanFor::step) {
         auto amount = signed_amount(cli.threshold, false);
         if (!amount)
             return Error{"--threshold '" + cli.threshold + "': expected e.g. <50 or >2000"};
         p.threshold = amount->first;
         p.bad_sign = amount->second;
     }
+    if (base_metric)
+        if (auto can = can_decide(cli, p, base_metric.value()); !can)
+            return can.error();
     return p;
 }
+
+// A step planned, built and ready to boot.
+struct Prepared {
+    Plan plan;
+    RunOptions run;
+    std::optional<RunOptions> base_run;
+};
 
 // The step's decision on its runs so far at `confidence`; final when more boots cannot
 // change it.
@@ -177,13 +223,15 @@ int conclude(const StepBoots& boots, const StepDecision& decision) {
     return decision.exit_code;
 }
 
-int run_step(BisectCli& cli, const char* argv0) {
-    auto planned = plan(cli, argv0);
+// A step up to its first boot: the plan, the build, the kernel it left, the parameters and
+// both boots planned, the boots pinned. kBisectGood when ready to boot, else the exit code.
+int prepare(BisectCli& cli, const char* argv0, const PlanFor use, Prepared& out) {
+    auto planned = plan(cli, argv0, use);
     if (!planned) {
         bisect_say("abort: " + planned.error().message());
         return kBisectAbort;
     }
-    Plan& p = planned.value();
+    out.plan = std::move(planned.value());
     if (int rc = run_build(cli); rc != kBisectGood)
         return rc;
     std::error_code ec;
@@ -214,7 +262,6 @@ int run_step(BisectCli& cli, const char* argv0) {
         bisect_say("abort: the experiment's parameters are wrong at every commit");
         return kBisectAbort;
     }
-
     auto base_run = plan_baseline_boot(cli, params, argv0);
     if (!base_run) {
         bisect_say("abort: " + base_run.error().message());
@@ -226,11 +273,22 @@ int run_step(BisectCli& cli, const char* argv0) {
     if (const auto slot = host_cpu_slots(1, run.value().boot.cpus, allowed_host_cpus())[0]; !slot.empty())
         if (auto pinned = pin_to_host_cpus(slot); !pinned)
             bisect_say("warning: the boots are not pinned to host CPUs: " + pinned.error().message());
-    StepBoots boots{cli, run.value(), std::move(base_run.value())};
+    out.run = std::move(run.value());
+    out.base_run = std::move(base_run.value());
+    return kBisectGood;
+}
+
+} // namespace
+
+int run_step(BisectCli& cli, const char* argv0) {
+    Prepared ready;
+    if (int rc = prepare(cli, argv0, PlanFor::step, ready); rc != kBisectGood)
+        return rc;
+    StepBoots boots{cli, std::move(ready.run), std::move(ready.base_run)};
     for (unsigned i = 0; i < cli.boots; i++)
         if (int rc = boots.pair(); rc != kBisectGood)
             return rc;
-    Plan judged = p;
+    Plan judged = ready.plan;
     judged.paired = boots.baseline.has_value();
     if (boots.baseline)
         judged.baseline = boots.bases;
@@ -256,14 +314,19 @@ int run_step(BisectCli& cli, const char* argv0) {
     }
 }
 
-} // namespace
+int boot_baseline(BisectCli& cli, const char* argv0, unsigned count, std::vector<std::string>& saved) {
+    Prepared ready;
+    if (int rc = prepare(cli, argv0, PlanFor::baseline, ready); rc != kBisectGood)
+        return rc;
+    StepBoots boots{cli, std::move(ready.run), std::nullopt, "good"};
+    for (unsigned i = 0; i < count; i++)
+        if (int rc = boots.pair(); rc != kBisectGood)
+            return rc;
+    saved = boots.saved;
+    return kBisectGood;
+}
 
-namespace {
-
-int parse_and_run(const std::vector<std::string>& remaining) {
-    BisectCli cli;
-    CLI::App sub{"initbench bisect-step: one step of git bisect run", "initbench bisect-step"};
-    sub.footer(kBisectFooter);
+void add_step_options(CLI::App& sub, BisectCli& cli) {
     sub.add_option("--kernel", cli.kernel, "The kernel image the build leaves (bzImage, or arm64 Image)")
         ->required();
     sub.add_option("--params-file", cli.params_file,
@@ -282,7 +345,7 @@ int parse_and_run(const std::vector<std::string>& remaining) {
     sub.add_option("--baseline-params-file", cli.baseline_params_file,
                    "The baseline kernel's parameters (default: the step's)");
     sub.add_option("--max-change", cli.max_change,
-                   "With --baseline: -N% or +N% is bad (unsigned: the metric's worse way; 10%)");
+                   "-N% or +N% against the baseline is bad (unsigned: the metric's worse way; 10%)");
     sub.add_option("--threshold", cli.threshold,
                    "<N or >N: the bad side of an absolute value (unsigned: the worse way)");
     sub.add_option("--boots", cli.boots, "Boots per step")
@@ -304,6 +367,15 @@ int parse_and_run(const std::vector<std::string>& remaining) {
     sub.add_flag("--progress", cli.progress, "Echo the guest's console to stderr");
     sub.add_flag("--strict", cli.strict,
                  "Abort when the step's kernel parameters besides initbench.* differ from the baseline's");
+}
+
+namespace {
+
+int parse_and_run(const std::vector<std::string>& remaining) {
+    BisectCli cli;
+    CLI::App sub{"initbench bisect-step: one step of git bisect run", "initbench bisect-step"};
+    sub.footer(kBisectFooter);
+    add_step_options(sub, cli);
     sub.add_option("build", cli.build, "The build command, after --");
     std::vector<std::string> args(remaining.rbegin(), remaining.rend()); // CLI11 pops from the back
     try {

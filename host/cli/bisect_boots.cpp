@@ -66,6 +66,7 @@ namespace {
 
 struct Boots {
     std::vector<RunFile> runs;
+    std::vector<std::string> saved; // the paths written
     int exit_code = kBisectGood; // skip or abort when a boot failed
 };
 
@@ -80,7 +81,8 @@ std::string step_save_path(const std::string& dir, const char* label, unsigned s
 unsigned next_step_number(const std::string& dir) {
     unsigned n = 1;
     std::error_code ec;
-    while (fs::exists(step_save_path(dir, "step", n, 1), ec) || fs::exists(step_save_path(dir, "baseline", n, 1), ec))
+    while (fs::exists(step_save_path(dir, "step", n, 1), ec) || fs::exists(step_save_path(dir, "baseline", n, 1), ec) ||
+           fs::exists(step_save_path(dir, "good", n, 1), ec))
         n++;
     return n;
 }
@@ -111,6 +113,7 @@ Boots boot_all(const BisectCli& cli, const std::string& kernel, const char* labe
         if (!cli.save_dir.empty()) {
             std::string path = step_save_path(cli.save_dir, label, step_number, i);
             std::ofstream(path) << doc.dump(1) << "\n";
+            out.saved.push_back(path);
         }
         if (v.exit_code == kExitInterrupted) {
             bisect_say("interrupted while booting: " + v.reason);
@@ -123,7 +126,7 @@ Boots boot_all(const BisectCli& cli, const std::string& kernel, const char* labe
             std::string why = v.name + " (" + v.reason + ")";
             if (auto failed = parse_run_document(doc.dump(), ""); failed && !failed.value().errors.empty())
                 why += ", the first: " + failed.value().errors.front();
-            const std::string whose = std::string_view(label) == "step" ? "" : "baseline ";
+            const std::string whose = std::string_view(label) == "baseline" ? "baseline " : "";
             bisect_say("skip: " + whose + "boot " + std::to_string(i) + " of " +
                 std::to_string(std::max(cli.boots, cli.max_boots)) + ": " + why);
             out.exit_code = kBisectSkip;
@@ -165,7 +168,9 @@ int StepBoots::one(bool of_baseline) {
     if (!cli.save_dir.empty() && number == 0)
         number = next_step_number(cli.save_dir); // before this step's first file
     Boots more = of_baseline ? boot_all(cli, cli.baseline_kernel, "baseline", *baseline, number, n, 1)
-                             : boot_all(cli, cli.kernel, "step", step, number, n, 1);
+                             : boot_all(cli, cli.kernel, label, step, number, n, 1);
+    if (!of_baseline)
+        saved.insert(saved.end(), more.saved.begin(), more.saved.end());
     if (more.exit_code == kBisectGood)
         into.push_back(std::move(more.runs[0]));
     return more.exit_code;

@@ -44,13 +44,16 @@ unsigned next_step_number(const std::string& dir);
 // B S, S B, B S, ...: a host whose speed drifts during the step moves both sides alike, and
 // those boots, not the --baseline files' numbers, are the baseline.
 struct StepBoots {
-    StepBoots(const BisectCli& cli, RunOptions step, std::optional<RunOptions> baseline)
-        : cli(cli), step(std::move(step)), baseline(std::move(baseline)) {}
+    StepBoots(const BisectCli& cli, RunOptions step, std::optional<RunOptions> baseline,
+              const char* label = "step")
+        : cli(cli), step(std::move(step)), baseline(std::move(baseline)), label(label) {}
 
     const BisectCli& cli;
     RunOptions step;
     std::optional<RunOptions> baseline;
+    const char* label; // the step's files in --save-dir: LABEL-NNN-bootB.json
     std::vector<RunFile> steps, bases;
+    std::vector<std::string> saved; // the step's files written, in order
 
     // One more boot of the step, and one of the baseline kernel when there is one: kBisectGood,
     // or the skip or abort a failed boot ends the step with (it has said why).

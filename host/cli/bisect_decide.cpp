@@ -18,6 +18,18 @@ std::string pct_text(double x) { return format_number(x, "%+.2f%%"); }
 
 std::string num_text(double x) { return format_number(x, "%.6g"); }
 
+// A good step whose change was nonetheless shown (its interval [lo, hi], in percent, leaves
+// out 0 on the bad side): said on its line, so that a user who set the limit too wide sees
+// the change the bisection walked past.
+std::string measured_note(double lo, double hi, double change, double bad_pct) {
+    const bool shown = bad_pct < 0 ? hi < 0 : lo > 0;
+    if (!shown)
+        return "";
+    return "; note: a change of " + pct_text(change) + " was measured (interval [" + pct_text(lo) +
+           ", " + pct_text(hi) + "]), inside the limit " + pct_text(bad_pct) +
+           ": good by this rule, bad by a limit below it";
+}
+
 // Where an interval [lo, hi] lies against a limit, `bad_sign` telling which side is bad.
 StepDecision place(double lo, double hi, double limit, int bad_sign, const std::string& figures,
                    const std::string& rule) {
@@ -29,7 +41,7 @@ StepDecision place(double lo, double hi, double limit, int bad_sign, const std::
         return {kBisectGood, figures + "; " + rule + ": good"};
     return {kBisectSkip, figures + "; " + rule +
                              ": the interval straddles the limit, too noisy "
-                             "to decide (skip; more boots or rounds help)"};
+                             "to decide (skip; more boots decide)"};
 }
 
 // Boots booted in pairs: the paired test of the pairs' log ratios at their 20 %-trimmed mean
@@ -125,9 +137,13 @@ StepDecision decide_by_verdict(std::span<const double> base, std::span<const dou
                           ") vs baseline " + num_text(base_mean) + " (n=" + std::to_string(base.size()) +
                           "): " + pct_text(change);
     auto w = stats::welch(base, step, confidence);
-    if (w)
-        figures += ", interval [" + pct_text(w.value().ci_lo / std::fabs(base_mean) * 100) + ", " +
-                   pct_text(w.value().ci_hi / std::fabs(base_mean) * 100) + "]";
+    std::string note; // for a good step
+    if (w) {
+        const double lo = w.value().ci_lo / std::fabs(base_mean) * 100,
+                     hi = w.value().ci_hi / std::fabs(base_mean) * 100;
+        figures += ", interval [" + pct_text(lo) + ", " + pct_text(hi) + "]";
+        note = measured_note(lo, hi, change, bad_pct);
+    }
     if (paired)
         return decide_by_pairs(base, step, c, bad_pct, confidence, deterministic, figures);
     const std::string rule = "bad when DIFFERENT by " + std::string(bad_pct < 0 ? "<= " : ">= ") +
@@ -139,7 +155,7 @@ StepDecision decide_by_verdict(std::span<const double> base, std::span<const dou
         return {kBisectGood, figures + "; " + rule + ": DIFFERENT the good way, good"};
     case Decision::same:
         return {kBisectGood, figures + "; " + rule + ": SAME (within +-" +
-                                 format_number(std::fabs(bad_pct), "%g") + " %), good"};
+                                 format_number(std::fabs(bad_pct), "%g") + " %), good" + note};
     case Decision::unknown:
         break;
     }
@@ -149,7 +165,7 @@ StepDecision decide_by_verdict(std::span<const double> base, std::span<const dou
         if (p < 1 - confidence)
             return {kBisectGood, figures + "; " + rule + ": not worse than " + pct_text(bad_pct) +
                                      " (the one-sided test, p = " + format_number(p, "%.3g") +
-                                     "; SAME's other half undecided), good"};
+                                     "; SAME's other half undecided), good" + note};
     }
     return {kBisectSkip, figures + "; " + rule + ": undecided (skip; more boots decide): " +
                              compare_render::undecided_text(c, base.size(), step.size())};
@@ -172,12 +188,12 @@ StepDecision decide_against_baseline(std::span<const double> base, std::span<con
         return decide_by_verdict(base, step, b.value().mean, s.value().mean, bad_pct, confidence,
                                  deterministic, paired);
     if (base.size() == 1 && step.size() == 1) {
-        return {kBisectSkip, "one sample a side: no spread to judge the change by (skip; "
-                             "initbench.rounds=3 or --boots 2 on each side decide)"};
+        return {kBisectSkip, "one boot a side: no spread to judge the change by (skip; "
+                             "a baseline of two boots or more, or --max-boots 2, decides)"};
     } else if (deterministic) {
-        // One sample against several: judged by the spread of the several (a prediction
-        // interval), never by a zero-width interval. Rounds of one wall-clock boot
-        // understate the spread between boots: there, only two samples a side decide.
+        // One boot against several: judged by the spread of the several (a prediction
+        // interval), never by a zero-width interval. On the wall clock a boot's figure
+        // scatters too far for one to stand for a kernel: there, two boots a side decide.
         const bool one_step = step.size() == 1;
         auto pi = stats::prediction_interval(one_step ? base : step, confidence);
         if (!pi)
@@ -187,8 +203,8 @@ StepDecision decide_against_baseline(std::span<const double> base, std::span<con
         lo = (diff - half) / std::fabs(base_mean) * 100;
         hi = (diff + half) / std::fabs(base_mean) * 100;
     } else {
-        return {kBisectSkip, "one sample on a side cannot be judged on the wall clock: use "
-                             "more rounds or boots, or --clock icount"};
+        return {kBisectSkip, "one boot on a side cannot be judged on the wall clock (skip; "
+                             "--max-boots 2 or more decides)"};
     }
     const double change = (s.value().mean - base_mean) / std::fabs(base_mean) * 100;
     std::string figures =
@@ -196,7 +212,10 @@ StepDecision decide_against_baseline(std::span<const double> base, std::span<con
         ") vs baseline " + num_text(base_mean) + " (n=" + std::to_string(base.size()) +
         "): " + pct_text(change) + ", interval [" + pct_text(lo) + ", " + pct_text(hi) + "]";
     std::string rule = std::string("bad when ") + (bad_pct < 0 ? "<= " : ">= ") + pct_text(bad_pct);
-    return place(lo, hi, bad_pct, bad_pct < 0 ? -1 : 1, figures, rule);
+    StepDecision d = place(lo, hi, bad_pct, bad_pct < 0 ? -1 : 1, figures, rule);
+    if (d.exit_code == kBisectGood)
+        d.why += measured_note(lo, hi, change, bad_pct);
+    return d;
 }
 
 StepDecision judge_runs(const std::vector<RunFile>& baseline, const std::vector<RunFile>& step,
@@ -205,6 +224,10 @@ StepDecision judge_runs(const std::vector<RunFile>& baseline, const std::vector<
     auto final = [](int code, std::string why) { return StepDecision{code, std::move(why), true}; };
     CompareOptions options;
     options.confidence = confidence;
+    // The boot is the sample, on every clock: the rounds of one boot share its host's
+    // conditions and its round 0, which always runs faster, so they understate the spread
+    // between boots that a commit is judged against.
+    options.unit = SampleUnit::run;
     auto report = compare_sides({Side{"baseline", baseline}, Side{"step", step}}, options);
     if (!report)
         return final(kBisectAbort, "abort: " + report.error().message());

@@ -3,6 +3,7 @@
 // CLI::RuntimeError(code).
 #include "host/cli/ab.h"
 #include "host/cli/bisect.h"
+#include "host/cli/bisect_run.h"
 #include "host/cli/compare_cli.h"
 #include "host/cli/keys_cli.h"
 #include "host/cli/report_cli.h"
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
     initbench::add_pack_command(app);
     initbench::add_compare_command(app);
     initbench::add_bisect_command(app);
+    initbench::add_bisect_run_command(app);
     initbench::add_report_command(app);
     initbench::add_ab_command(app);
     initbench::add_keys_command(app);

@@ -251,7 +251,8 @@ RuleOutcome apply_fail_rules(const Report& report, const std::vector<FailRule>& 
 
 // The gate's view of the runs, before any metric: each failed run (its log cut off, a
 // timeout, a boot failure) and each error record of a run is a line that fails the gate,
-// naming the side, the file and the cause.
+// naming the side, the file and the cause; and so is a later side whose runs are all the base
+// side's (the same run ids), a comparison of nothing.
 std::vector<std::string> failed_runs(const std::vector<Side>& sides);
 
 // For `initbench report`, which reads sides as compare does: the results files a SIDE names

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <fnmatch.h>
 
+#include <optional>
+#include <set>
+
 namespace initbench {
 
 Result<FailRule> parse_fail_rule(std::string_view text) {
@@ -70,6 +73,25 @@ RuleOutcome apply_fail_rules(const Report& report, const std::vector<FailRule>& 
     return out;
 }
 
+namespace {
+
+// A later side whose every run is also on the base side (the same run ids): whatever the
+// verdict, it compares the base with itself.
+std::optional<std::string> base_again(const Side& base, const Side& side) {
+    std::set<std::string> ids;
+    for (const auto& run : base.runs)
+        ids.insert(run.run_id);
+    for (const auto& run : side.runs)
+        if (run.run_id.empty() || !ids.contains(run.run_id))
+            return std::nullopt;
+    if (side.runs.empty())
+        return std::nullopt;
+    return side.label + ": every run is also " + base.label +
+           "'s (the same run ids): a comparison of nothing, which no rule can pass";
+}
+
+} // namespace
+
 std::vector<std::string> failed_runs(const std::vector<Side>& sides) {
     std::vector<std::string> lines;
     for (const auto& side : sides)
@@ -80,6 +102,9 @@ std::vector<std::string> failed_runs(const std::vector<Side>& sides) {
             for (const auto& e : run.errors)
                 lines.push_back(where + "error record: " + e);
         }
+    for (size_t i = 1; i < sides.size(); i++)
+        if (auto again = base_again(sides[0], sides[i]))
+            lines.push_back(again.value());
     return lines;
 }
 

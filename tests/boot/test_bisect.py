@@ -1,5 +1,6 @@
 """Boot tests of `initbench compare` and `initbench bisect-step` under QEMU's
-instruction-counting clock, run as users run them.
+instruction-counting clock, run as users run them (the whole bisection, README's recipe:
+test_recipes.py).
 
 The experiment is a fork load with `nokaslr norandmaps`: with the address-space layout fixed,
 the icount clock gives the same fork rate on every boot of a kernel (README, "Deterministic timing"), so one
@@ -61,7 +62,7 @@ class CompareSameKernel(unittest.TestCase):
         # bisect-step against the good run: its candidate's boot has an error record; and the
         # misspelling, refused before any boot.
         step = ("bisect-step", "--accel", "tcg", "--kernel", bootlib.kernel(), "--image", bootlib.IMAGE, "--metric", "fork/ops_per_s",
-                "--baseline", cls.files[0][1], "--max-change", "-5%")
+                "--baseline", f"{cls.files[0][1]},{cls.files[1][1]}", "--max-change", "-5%")
         cls.step = booting(*step, *[f"--param={p}" for p in (*cls.EXPERIMENT, cls.BROKEN)], "--", "true",
                            cwd=cls.tmp.name)
         cls.typo_step = initbench(*step, *[f"--param={p}" for p in (*cls.EXPERIMENT, cls.TYPO)], "--", "true",
@@ -131,100 +132,12 @@ class CompareSameKernel(unittest.TestCase):
         self.assertIn("different clocks", p.stderr)
 
 
-def git(repo, *args):
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
-                          text=True).stdout.strip()
-
-
-class BisectIcount(unittest.TestCase):
-    """`git bisect run initbench bisect-step` names the commit that slows fork and exit."""
-    # It boots its baseline, then `git bisect run` boots at most STEPS commits of 8.
-    STEPS = 4
-    ctest_boots = 5  # 1 + STEPS
-
-    BAD_COMMIT = 6  # of 8: this one adds slub_debug=FZPU to the kernel parameters
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = bootlib.class_tmpdir(cls, "initbench-bisect-")
-        repo = cls.repo = Path(cls.tmp.name) / "repo"
-        repo.mkdir()
-        git(repo, "init", "-q")
-        git(repo, "config", "user.email", "test@example.invalid")
-        git(repo, "config", "user.name", "initbench test")
-        # The "build" leaves the kernel image and its parameters in out/, as a kernel build
-        # leaves arch/x86/boot/bzImage: the kernel binary stays Debian's.
-        (repo / "build.sh").write_text(
-            "#!/bin/sh\nset -e\nmkdir -p out\ncp kernel.params out/params\n"
-            "ln -sf \"$(cat kernel.path)\" out/bzImage\n")
-        (repo / "build.sh").chmod(0o755)
-        (repo / "kernel.path").write_text(bootlib.kernel() + "\n")
-        (repo / ".gitignore").write_text("out/\n")
-        params = " ".join(STEADY + FORK + ["initbench.rounds=3"])
-        cls.commits = []
-        for n in range(1, 9):
-            if n == cls.BAD_COMMIT:
-                params += " slub_debug=FZPU"
-            (repo / "kernel.params").write_text(params + "\n")
-            (repo / "CHANGES").write_text(f"change {n}\n")
-            git(repo, "add", "-A")
-            git(repo, "commit", "-q", "-m", f"change {n}")
-            cls.commits.append(git(repo, "rev-parse", "HEAD"))
-
-        # The baseline: the good commit, built and booted once.
-        git(repo, "checkout", "-q", cls.commits[0])
-        subprocess.run(["./build.sh"], cwd=repo, check=True)
-        cls.baseline = Path(cls.tmp.name) / "baseline.json"
-        base = booting("run", "--kernel", "out/bzImage", "--image", bootlib.IMAGE,
-                       "--clock", "icount", "--quiet", "--out", str(cls.baseline), "--",
-                       *(repo / "out/params").read_text().split(), cwd=repo)
-        assert base.returncode == 0, base.stdout + base.stderr
-        git(repo, "checkout", "-q", cls.commits[-1])
-
-        cls.saved = Path(cls.tmp.name) / "steps"
-        git(repo, "bisect", "start", cls.commits[-1], cls.commits[0])
-        limit = [bootlib.boot_limit() for _ in range(cls.STEPS)][0]
-        cls.bisect = subprocess.run(
-            ["git", "bisect", "run", bootlib.INITBENCH, "bisect-step", "--accel", "tcg", "--timeout", f"{limit:g}",
-             "--kernel", "out/bzImage", "--image", bootlib.IMAGE, "--params-file", "out/params",
-             "--metric", "fork/ops_per_s", "--baseline", str(cls.baseline),
-             "--max-change", "-15%", "--save-dir", str(cls.saved), "--", "./build.sh"],
-            cwd=repo, capture_output=True, text=True,
-            timeout=cls.STEPS * limits.boot_wait(limit))
-        cls.log = git(repo, "bisect", "log")
-        git(repo, "bisect", "reset")
-
-    def test_names_the_commit_that_added_slub_debug(self):
-        out = self.bisect.stdout + self.bisect.stderr
-        self.assertEqual(self.bisect.returncode, 0, out)
-        bad = self.commits[self.BAD_COMMIT - 1]
-        self.assertIn(f"{bad} is the first bad commit", out)
-
-    def test_every_step_decided_on_one_boot(self):
-        out = self.bisect.stdout
-        steps = [line for line in out.splitlines() if line.startswith("bisect-step: fork/")]
-        self.assertGreaterEqual(len(steps), 2, out)
-        self.assertNotIn("skip", self.log)
-        self.assertTrue(all("[icount]" in s for s in steps), steps)
-        self.assertEqual(len(list(self.saved.glob("*.json"))), len(steps))
-
-    def test_compare_flags_the_slow_kernel(self):
-        def cmdline(path):
-            return json.loads(path.read_text())["records"][0]["kernel"]["cmdline"]
-        slow = [p for p in self.saved.glob("*.json") if "slub_debug=FZPU" in cmdline(p)]
-        self.assertTrue(slow, "a step booted the slow kernel")
-        p = initbench("compare", "--format", "text", str(self.baseline), str(slow[0]),
-                      "--method", "threshold", "--fail-on", "fork/ops_per_s:-15%")
-        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-        self.assertRegex(p.stdout,
-                         r"Hmean +ops_per_s +[\d.]+ +\( +0\.00%\) +[\d.]+ +\* +-\d+\.\d\d%\*")
-        self.assertIn("FAIL fork/ops_per_s:-15%", p.stderr)
-
-
 class BisectStepMoreBoots(unittest.TestCase):
-    """bisect-step --max-boots: a step that its first boot cannot decide (one round a side: no
-    spread to judge by) boots again, and the second boot decides."""
-    ctest_boots = 7  # the baseline, 2 steps' boots, then 2 of each interleaved
+    """bisect-step --baseline-kernel --max-boots: the good kernel booted beside the step; the
+    first pair cannot decide (one boot a side: no spread to judge by), so one more of each is
+    booted, and the two pairs decide. Against the one boot of --baseline alone the same step
+    is refused before its build: one boot is no baseline."""
+    ctest_boots = 5  # the baseline, then 2 of each interleaved
     EXPERIMENT = (*STEADY, *FORK, "initbench.rounds=1")
 
     @classmethod
@@ -233,52 +146,43 @@ class BisectStepMoreBoots(unittest.TestCase):
         base = bootlib.run(*cls.EXPERIMENT, extra_args=("--clock", "icount"), workdir=cls.tmp.name)
         cls.baseline = Path(cls.tmp.name) / "baseline.json"
         cls.baseline.write_text(json.dumps(base.doc))
-        limit = [bootlib.boot_limit() for _ in range(2)][0]
+        limit = [bootlib.boot_limit() for _ in range(4)][0]
         cls.saved = Path(cls.tmp.name) / "steps"
-        cls.step = initbench("bisect-step", "--accel", "tcg", "--timeout", f"{limit:g}", "--kernel", bootlib.kernel(),
-                             "--image", bootlib.IMAGE, *[f"--param={p}" for p in (*cls.EXPERIMENT, "slub_debug=FZPU")],
-                             "--metric", "fork/ops_per_s", "--baseline", str(cls.baseline), "--max-change", "-15%",
-                             "--boots", "1", "--max-boots", "2", "--save-dir", str(cls.saved), "--", "true",
-                             cwd=cls.tmp.name, timeout=2 * limits.boot_wait(limit))
+        cls.step = ("bisect-step", "--accel", "tcg", "--timeout", f"{limit:g}", "--kernel", bootlib.kernel(),
+                    "--image", bootlib.IMAGE, *[f"--param={p}" for p in (*cls.EXPERIMENT, "slub_debug=FZPU")],
+                    "--metric", "fork/ops_per_s", "--baseline", str(cls.baseline), "--max-change", "-15%")
         # --baseline-kernel: the good kernel (here the same one without slub_debug) booted
         # beside the step, interleaved; its boots are the baseline.
         base_params = Path(cls.tmp.name) / "good.params"
         base_params.write_text(" ".join(cls.EXPERIMENT) + "\n")
-        # Saved beside the first step's two boots: every boot of this step under the next number.
         cls.interleaved = initbench(
-            "bisect-step", "--accel", "tcg", "--timeout", f"{limit:g}", "--kernel", bootlib.kernel(),
-            "--image", bootlib.IMAGE, *[f"--param={p}" for p in (*cls.EXPERIMENT, "slub_debug=FZPU")],
-            "--metric", "fork/ops_per_s", "--baseline", str(cls.baseline), "--baseline-kernel", bootlib.kernel(),
-            "--baseline-params-file", str(base_params), "--max-change", "-15%", "--boots", "2",
-            "--save-dir", str(cls.saved), "--",
+            *cls.step, "--baseline-kernel", bootlib.kernel(), "--baseline-params-file", str(base_params),
+            "--boots", "1", "--max-boots", "2", "--save-dir", str(cls.saved), "--",
             "sh", "-c", "grep Cpus_allowed_list: /proc/self/status > build-affinity",
             cwd=cls.tmp.name, timeout=4 * limits.boot_wait(limit))
 
-    def test_undecided_first_boot_is_followed_by_one_more(self):
-        p = self.step
-        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-        self.assertRegex(p.stdout, r"bisect-step: look 1 of 2: fork/ops_per_s \[icount\]: .*one sample a side.*; "
-                                   r"one more boot")
-        self.assertRegex(p.stdout, r"bisect-step: fork/ops_per_s \[icount\]: mean [\d.]+ \(n=2\) vs baseline "
-                                   r"[\d.]+ \(n=1\): -7\d\.\d\d%")
-        self.assertEqual(sorted(f.name for f in self.saved.glob("*-001-*.json")),
-                         ["step-001-boot1.json", "step-001-boot2.json"])
+    def test_one_baseline_boot_is_refused_before_the_build(self):
+        p = initbench(*self.step, "--max-boots", "3", "--", "touch", "built", cwd=self.tmp.name)
+        self.assertEqual(p.returncode, 128, p.stdout + p.stderr)
+        self.assertIn("bisect-step: abort: this setup cannot decide fork/ops_per_s: the baseline is 1 boot(s)",
+                      p.stdout)
+        self.assertFalse((Path(self.tmp.name) / "built").exists())
 
     def test_baseline_kernel_is_booted_interleaved_and_is_the_baseline(self):
         p = self.interleaved
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"bisect-step: look 1 of 2: fork/ops_per_s \[icount\]: one boot a side: no spread.*; "
+                                   r"one more boot of each")
         # Judged against its own two baseline boots, not the one of --baseline.
         self.assertRegex(p.stdout, r"bisect-step: fork/ops_per_s \[icount\]: mean [\d.]+ \(n=2\) vs baseline "
                                    r"[\d.]+ \(n=2\): -7\d\.\d\d%.*: DIFFERENT, and below -15\.00% \(the paired "
                                    r"test, middle 2 of 2 pairs: -7\d\.\d\d%, p = [\d.e-]+\), bad")
-        # Its boots are pairs, judged by their paired test too; not so against results.
+        # Its boots are pairs, judged by their paired test too.
         self.assertIn("good when the paired test puts it above", p.stdout)
-        self.assertNotIn("paired test", self.step.stdout)
         self.assertIn("the baseline's '", p.stdout, "the parameters that differ are named")
-        saved = sorted(self.saved.glob("*-002-*.json"), key=lambda f: f.stat().st_mtime_ns)
-        self.assertEqual([f.name for f in saved], ["baseline-002-boot1.json", "step-002-boot1.json",
-                                                   "step-002-boot2.json", "baseline-002-boot2.json"])
-        self.assertEqual(len(list(self.saved.glob("*.json"))), 6)
+        saved = sorted(self.saved.glob("*.json"), key=lambda f: f.stat().st_mtime_ns)
+        self.assertEqual([f.name for f in saved], ["baseline-001-boot1.json", "step-001-boot1.json",
+                                                   "step-001-boot2.json", "baseline-001-boot2.json"])
         for f in saved:
             cmdline = json.loads(f.read_text())["records"][0]["kernel"]["cmdline"]
             self.assertEqual("slub_debug=FZPU" in cmdline.split(), f.name.startswith("step"), f.name)

@@ -2,6 +2,7 @@
 // sample a side never decides, compare's verdict with the limit as its minimum effect, the
 // one-sided test for a good step, and the wall clock's two boots a side. No QEMU.
 #include "host/cli/bisect_decide.h"
+#include "host/compare/step_budget.h"
 
 #include "tests/unit/compare_fixture.h"
 
@@ -266,6 +267,80 @@ TEST(BisectDecision, ABaselineBootWithoutTheMetricIsASkipWhenBootedBesideTheStep
     EXPECT_EQ(mended.exit_code, kBisectGood) << mended.why;
     EXPECT_FALSE(mended.final) << mended.why;
     EXPECT_NE(mended.why.find("the paired test"), std::string::npos) << mended.why;
+}
+
+// The README's first bisect: one icount boot of two rounds as the baseline. Its rounds are not
+// the samples: the boot is, and one boot has no spread, so the setup is refused before any
+// boot, saying what would work.
+TEST(BisectSetup, OneBaselineBootCannotDecide) {
+    StepBudget budget{.limit_pct = -3, .boots = 1, .max_boots = 1, .confidence = 0.95, .deterministic = true};
+    const StepReach one = step_reach(V{178.4}, budget);
+    EXPECT_FALSE(one.decides);
+    EXPECT_NE(one.why.find("the baseline is 1 boot(s)"), std::string::npos) << one.why;
+    EXPECT_NE(one.advice.find("twice or more"), std::string::npos) << one.advice;
+    // Two boots a layout fixed by nokaslr norandmaps makes agree to 0.01 %: one step boot decides.
+    const StepReach steady = step_reach(V{175.52, 175.54}, budget);
+    EXPECT_TRUE(steady.decides) << steady.why;
+    EXPECT_LT(steady.reach_pct, 0.3) << steady.why;
+    // Two boots 3 % apart (no fixed layout): +-36 % for one step boot; more step boots than
+    // 20 would not do, more baseline boots would.
+    const StepReach apart = step_reach(V{175.5, 180.8}, budget);
+    EXPECT_FALSE(apart.decides);
+    EXPECT_NE(apart.why.find("reaches +-"), std::string::npos) << apart.why;
+    EXPECT_NE(apart.why.find("not inside the limit -3 %"), std::string::npos) << apart.why;
+    EXPECT_FALSE(apart.advice.empty());
+}
+
+// On the wall clock a step must be able to be shown bad: the permutation test of 2 baseline
+// and 2 step boots never gets below 1/3, whatever their spread.
+TEST(BisectSetup, WallClockNeedsBootsThePermutationTestCanJudge) {
+    StepBudget budget{.limit_pct = -15, .boots = 2, .max_boots = 2, .confidence = 0.95, .deterministic = false};
+    const StepReach two = step_reach(V{200, 200.1}, budget);
+    EXPECT_FALSE(two.decides);
+    EXPECT_NE(two.why.find("the permutation test's smallest p with 2 baseline and 2 step boots is 0.333"),
+              std::string::npos)
+        << two.why;
+    // Alpha spending shares the level among more looks as fast as more step boots lower the
+    // smallest p: only more baseline boots help.
+    EXPECT_NE(two.advice.find("5 baseline boots would"), std::string::npos) << two.advice;
+    budget.max_boots = 10;
+    EXPECT_FALSE(step_reach(V{200, 200.1}, budget).decides) << "1/C(12,2) = 0.015 > 0.05/9";
+    const StepReach five = step_reach(V{200, 201, 199, 200.5, 199.5}, budget);
+    EXPECT_TRUE(five.decides) << five.why;
+    budget.boots = budget.max_boots = 1;
+    EXPECT_NE(step_reach(V{200, 201, 199}, budget).why.find("one boot a step cannot be judged on the wall clock"),
+              std::string::npos);
+}
+
+// A precisely measured change inside the limit is good by the rule, and the line says so.
+TEST(BisectDecision, AGoodStepWithAMeasuredChangeSaysSo) {
+    StepDecision d = decide_against_baseline(V{175.50, 175.55}, V{165.05, 165.02}, -15, 0.95, true);
+    EXPECT_EQ(d.exit_code, kBisectGood) << d.why;
+    EXPECT_NE(d.why.find("SAME (within +-15 %), good; note: a change of -5.98% was measured (interval ["),
+              std::string::npos)
+        << d.why;
+    EXPECT_NE(d.why.find("inside the limit -15.00%: good by this rule, bad by a limit below it"),
+              std::string::npos)
+        << d.why;
+    // One step boot against the baseline's prediction interval: the same note.
+    StepDecision one = decide_against_baseline(V{175.50, 175.55, 175.52}, V{165.03}, -15, 0.95, true);
+    EXPECT_EQ(one.exit_code, kBisectGood) << one.why;
+    EXPECT_NE(one.why.find("; note: a change of -5.98% was measured"), std::string::npos) << one.why;
+    // No change shown: no note.
+    StepDecision same = decide_against_baseline(V{175.50, 175.55}, V{175.52, 175.53}, -15, 0.95, true);
+    EXPECT_EQ(same.exit_code, kBisectGood) << same.why;
+    EXPECT_EQ(same.why.find("note:"), std::string::npos) << same.why;
+}
+
+// The boot is the sample: two boots of two rounds each are two samples a side, however far
+// their rounds lie apart (round 0 runs faster in every boot).
+TEST(BisectDecision, BootsNotRoundsAreTheSamples) {
+    std::vector<RunFile> base = {run_of(with_rates({181.0, 175.6}, "b0")), run_of(with_rates({181.1, 175.5}, "b1"))};
+    std::vector<RunFile> step = {run_of(with_rates({170.3, 165.0}, "s0"))};
+    StepDecision d = judge_runs(base, step, "fork/ops_per_s", -3, 0.95, true, false);
+    EXPECT_EQ(d.exit_code, kBisectBad) << d.why;
+    EXPECT_NE(d.why.find(" (n=1) vs baseline 178.2"), std::string::npos) << d.why;
+    EXPECT_NE(d.why.find(" (n=2): -5.9"), std::string::npos) << d.why;
 }
 
 TEST(BisectDecision, Threshold) {

@@ -158,6 +158,21 @@ TEST_F(CompareCliTest, GateFailsOnARunThatDidNotComplete) {
     EXPECT_EQ(run({a, b, "--fail-on", "fork/ops_per_s:-5%", "--allow-missing"}).code, kCompareRefused);
 }
 
+// The same runs on both sides compare nothing: SAME is certain, and no gate may pass it.
+TEST_F(CompareCliTest, GateFailsWhenASideIsTheBaseAgain) {
+    std::string a = write("a.json", with_rates(scaled(200), "a")), b = write("b.json", with_rates(scaled(201), "b"));
+    CliRun r = run({a + "," + b, a + "," + b, "--labels", "head,patch", "--fail-on", "fork/ops_per_s:-5%"});
+    EXPECT_EQ(r.code, kCompareFailed) << r.err;
+    EXPECT_NE(r.err.find("FAIL patch: every run is also head's (the same run ids): a comparison of nothing"),
+              std::string::npos)
+        << r.err;
+    // One run in common is a warning, not a failure of the gate.
+    std::string c = write("c.json", with_rates(scaled(199), "c"));
+    CliRun some = run({a + "," + b, a + "," + c, "--fail-on", "fork/ops_per_s:-5%"});
+    EXPECT_EQ(some.code, kCompareOk) << some.err;
+    EXPECT_EQ(some.err.find("comparison of nothing"), std::string::npos) << some.err;
+}
+
 TEST_F(CompareCliTest, SameKernelWarningSaysWhichParametersItCompared) {
     Spec a = with_rates(scaled(200), "a"), b = with_rates(scaled(200), "b");
     b.cmdline = a.cmdline + " initbench.duraton=2";
