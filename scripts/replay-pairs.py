@@ -20,7 +20,7 @@ look as bisect-step would: one-sided against ln(1 + MAX_CHANGE), at alpha / look
     scripts/replay-pairs.py DIR [--max-change -15] [--max-boots 10] [--trials 4000] [--power -10]
 
 A calibration aid, not a test; needs python3-numpy and python3-scipy. The rules mirror
-host/compare/stats.cpp (paired_log_ratio) and host/cli/bisect_decide.cpp (decide_by_pairs);
+host/compare/stats.cpp (paired_log_ratio) and host/compare/bisect_decide.cpp (decide_by_pairs);
 those are what bisect-step runs."""
 import argparse
 import json

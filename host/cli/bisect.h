@@ -2,7 +2,7 @@
 // from one metric against a baseline results file or a threshold.
 #pragma once
 
-#include "host/cli/bisect_decide.h"
+#include "host/compare/bisect_decide.h"
 
 #include <CLI/CLI.hpp>
 #include <string>

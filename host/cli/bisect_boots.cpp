@@ -2,7 +2,7 @@
 
 #include "common/text.h"
 #include "host/boot/boot_files.h"
-#include "host/cli/bisect_decide.h"
+#include "host/compare/bisect_decide.h"
 #include "host/cli/bisect_inputs.h"
 #include "host/results/results.h"
 

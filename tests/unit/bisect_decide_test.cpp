@@ -1,7 +1,7 @@
 // bisect-step's decisions on a step's samples against a baseline's or a threshold: one
 // sample a side never decides, compare's verdict with the limit as its minimum effect, the
 // one-sided test for a good step, and the wall clock's two boots a side. No QEMU.
-#include "host/cli/bisect_decide.h"
+#include "host/compare/bisect_decide.h"
 #include "host/compare/step_budget.h"
 
 #include "tests/unit/compare_fixture.h"

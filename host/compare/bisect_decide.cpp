@@ -1,5 +1,5 @@
 // bisect-step's decision: one metric's samples against a baseline's or a threshold.
-#include "host/cli/bisect_decide.h"
+#include "host/compare/bisect_decide.h"
 
 #include "common/text.h"
 #include "host/compare/compare.h"
