@@ -1,7 +1,7 @@
 #include "host/boot/delay_loop.h"
 
 #include "common/text.h"
-#include "host/lab/kconfig.h"
+#include "host/base/kernel_config.h"
 #include "sys/sys.h"
 
 #include <algorithm>

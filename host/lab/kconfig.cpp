@@ -63,21 +63,6 @@ std::vector<FeatureRow> parse_feature_table(std::string_view tsv) {
     return rows;
 }
 
-std::map<std::string, std::string> parse_kernel_config(std::string_view text) {
-    std::map<std::string, std::string> out;
-    std::istringstream in{std::string(text)};
-    std::string line;
-    while (std::getline(in, line)) {
-        if (!line.starts_with("CONFIG_"))
-            continue;
-        auto eq = line.find('=');
-        if (eq == std::string::npos)
-            continue;
-        out[line.substr(7, eq - 7)] = line.substr(eq + 1);
-    }
-    return out;
-}
-
 std::vector<FeatureVerdict> check_kernel_config(const std::vector<FeatureRow>& table,
                                                 const std::map<std::string, std::string>& config) {
     std::map<std::string, const FeatureRow*> by_name;

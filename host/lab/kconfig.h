@@ -2,6 +2,8 @@
 // built from that .config, feature by feature (kconfig/features.tsv), and what to add.
 #pragma once
 
+#include "host/base/kernel_config.h" // parse_kernel_config: the .config a check reads
+
 #include <map>
 #include <string>
 #include <string_view>
@@ -21,8 +23,6 @@ struct FeatureRow {
 };
 
 std::vector<FeatureRow> parse_feature_table(std::string_view tsv);
-// CONFIG_X=value lines; "# CONFIG_X is not set" and absent options are off.
-std::map<std::string, std::string> parse_kernel_config(std::string_view text);
 
 struct FeatureVerdict {
     std::string feature;
