@@ -6,12 +6,12 @@
 #include "host/cli/bisect_run.h"
 #include "host/cli/compare_cli.h"
 #include "host/cli/keys_cli.h"
+#include "host/cli/kconfig_cli.h"
+#include "host/cli/lava_job_cli.h"
+#include "host/cli/pack_cli.h"
 #include "host/cli/report_cli.h"
 #include "host/cli/run_cli.h"
 #include "host/cli/schema_cli.h"
-#include "host/image/pack.h"
-#include "host/lab/kconfig.h"
-#include "host/lab/lava_job.h"
 #include "host/results/results.h"
 
 #include <CLI/CLI.hpp>

@@ -10,7 +10,6 @@
 #include "host/image/settings_check.h"
 #include "sys/sys.h"
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -52,10 +51,6 @@ CpioEntry file_entry(const std::string& guest, const fs::path& local) {
     return e;
 }
 
-struct Options {
-    std::string image, out, config, arch, sysroot;
-    std::vector<std::string> adds, data, programs;
-};
 
 std::string kib(uint64_t bytes) {
     char text[32];
@@ -67,7 +62,7 @@ std::string kib(uint64_t bytes) {
 }
 
 // The programs' files, or throws: the image's architecture (or --arch, which must agree).
-ProgramPayload packed_programs(const Options& o, const std::vector<ProgramSpec>& specs) {
+ProgramPayload packed_programs(const PackOptions& o, const std::vector<ProgramSpec>& specs) {
     if (specs.empty())
         return {};
     const auto arch_of_image = image_arch(o.image);
@@ -80,7 +75,10 @@ ProgramPayload packed_programs(const Options& o, const std::vector<ProgramSpec>&
     return program_payload(specs, arch, o.sysroot);
 }
 
-int run_pack(const Options& o) {
+
+} // namespace
+
+int run_pack(const PackOptions& o) {
     try {
         std::vector<PayloadAdd> adds;
         for (const auto& [option, list] : {std::pair{"--add", &o.adds}, std::pair{"--data", &o.data}})
@@ -130,8 +128,6 @@ int run_pack(const Options& o) {
         return 1;
     }
 }
-
-} // namespace
 
 std::string parse_payload_add(const std::string& text, PayloadAdd& out) {
     const size_t colon = text.rfind(":/");
@@ -239,38 +235,6 @@ void pack_image(const std::string& base, const std::vector<PayloadAdd>& adds,
         fs::remove(whole, ec);
         throw;
     }
-}
-
-void add_pack_command(CLI::App& app) {
-    auto o = std::make_shared<Options>();
-    auto* cmd = app.add_subcommand(
-        "pack",
-        "Append files and an experiment file to an image (a second cpio; the base is kept)");
-    cmd->footer(R"(Exit codes:
-  0  image written
-  1  failed: unreadable input, a bad experiment file or program, or the image not written
-  2  bad command line (a bad --add, --data or --program, or nothing to add))");
-    cmd->add_option("--image", o->image, "Base image")->required()->check(CLI::ExistingFile);
-    cmd->add_option("--add", o->adds, "LOCAL:/payload/PATH, a file or a directory (repeatable)");
-    cmd->add_option("--program", o->programs,
-                    "PATH[:NAME]: a program with its shared libraries and loader, run in the guest "
-                    "as /payload/bin/NAME (repeatable)");
-    cmd->add_option("--data", o->data,
-                    "LOCAL:/payload/PATH: a file or directory a program reads (as --add; repeatable)");
-    cmd->add_option("--arch", o->arch, "The guest's architecture for --program (default: the image's)")
-        ->check(CLI::IsMember({"x86_64", "aarch64"}));
-    cmd->add_option("--sysroot", o->sysroot,
-                    "Look the libraries and loader of --program up under this directory "
-                    "(another architecture's root)")
-        ->check(CLI::ExistingDirectory);
-    cmd->add_option(
-           "--config", o->config,
-           "Experiment file (profile lines), applied over the profile and under the kernel "
-           "command line")
-        ->check(CLI::ExistingFile);
-    cmd->add_option("-o,--out", o->out, "Output image")->required();
-    // main() returns the code carried by CLI::RuntimeError.
-    cmd->callback([o] { throw CLI::RuntimeError(run_pack(*o)); });
 }
 
 } // namespace initbench

@@ -9,10 +9,6 @@
 #include <string>
 #include <vector>
 
-namespace CLI {
-class App;
-}
-
 namespace initbench {
 
 inline constexpr const char* kPayloadDir = "/payload";
@@ -43,7 +39,13 @@ void pack_image(const std::string& base, const std::vector<PayloadAdd>& adds,
                 const std::optional<std::string>& experiment_path, const std::string& out,
                 const std::vector<CpioEntry>& generated = {});
 
-// Registers `initbench pack`; it exits with 0, 1 (failed) or 2 (bad command line).
-void add_pack_command(CLI::App& app);
+// What `initbench pack` was asked for, as its command line gives it.
+struct PackOptions {
+    std::string image, out, config, arch, sysroot;
+    std::vector<std::string> adds, data, programs;
+};
+
+// Packs as asked, saying what it did or why not: 0, 1 (failed) or 2 (a bad request).
+int run_pack(const PackOptions& o);
 
 } // namespace initbench

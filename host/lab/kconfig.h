@@ -9,10 +9,6 @@
 #include <string_view>
 #include <vector>
 
-namespace CLI {
-class App;
-}
-
 namespace initbench {
 
 struct FeatureRow {
@@ -36,7 +32,5 @@ std::vector<FeatureVerdict> check_kernel_config(const std::vector<FeatureRow>& t
 
 // The table built into the CLI (kconfig/features.tsv at build time).
 std::string_view builtin_feature_table();
-
-void add_kconfig_command(CLI::App& app);
 
 } // namespace initbench

@@ -5,10 +5,6 @@
 #include <string>
 #include <vector>
 
-namespace CLI {
-class App;
-}
-
 namespace initbench {
 
 struct LavaJobSpec {
@@ -30,7 +26,5 @@ std::string lava_job_yaml(const LavaJobSpec& spec);
 
 // The regex a monitors test uses to read the image's summary lines.
 std::string lava_monitor_pattern();
-
-void add_lava_job_command(CLI::App& app);
 
 } // namespace initbench
