@@ -1,5 +1,6 @@
 #include "host/image/elf_deps.h"
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <elf.h>
@@ -87,10 +88,28 @@ struct Pending {
 
 } // namespace
 
+namespace {
+
+// What a file that is not ELF needs to be packed: a script runs under the interpreter its
+// first line names, which is the program to pack.
+std::string not_elf(Reader& r, const std::string& path) {
+    const std::string head = r.read(0, std::min<uint64_t>(r.size(), 256));
+    if (!head.starts_with("#!"))
+        return path + ": not an ELF file";
+    std::string line = head.substr(2, head.find('\n') - 2);
+    line.erase(0, line.find_first_not_of(" \t"));
+    const std::string interpreter = line.substr(0, line.find_first_of(" \t"));
+    return path + ": not an ELF file but a script for " + interpreter + ": pack the interpreter with " +
+           "--program " + interpreter + " and the script with --data, and run it as /payload/bin/" +
+           interpreter.substr(interpreter.rfind('/') + 1) + " SCRIPT";
+}
+
+} // namespace
+
 ElfFile read_elf(const std::string& path) {
     Reader r(path);
     if (r.size() < EI_NIDENT + 4 || r.read(0, SELFMAG) != std::string(ELFMAG, SELFMAG))
-        throw std::runtime_error(path + ": not an ELF file");
+        throw std::runtime_error(not_elf(r, path));
     const std::string ident = r.read(0, EI_NIDENT);
     if (ident[EI_DATA] != ELFDATA2LSB)
         throw std::runtime_error(path + ": a big-endian ELF file; only little-endian ones are packed");

@@ -175,7 +175,11 @@ TEST(PackPrograms, ClearErrors) {
     TempDir t;
     expect_error({{(t.path / "nothing").string(), "x"}}, "x86_64", "nothing: no such file");
     std::ofstream(t.path / "script.sh") << "#!/bin/sh\necho hello\n";
-    expect_error({{(t.path / "script.sh").string(), "x"}}, "x86_64", "script.sh: not an ELF file");
+    expect_error({{(t.path / "script.sh").string(), "x"}}, "x86_64",
+                 "script.sh: not an ELF file but a script for /bin/sh: pack the interpreter with --program "
+                 "/bin/sh and the script with --data, and run it as /payload/bin/sh SCRIPT");
+    std::ofstream(t.path / "data.txt") << "words\n";
+    expect_error({{(t.path / "data.txt").string(), "x"}}, "x86_64", "data.txt: not an ELF file");
     const auto arm = machine_copy(kEnv, t.path / "arm-env", EM_AARCH64);
     expect_error({{arm.string(), "x"}}, "x86_64", "arm-env: built for aarch64; the image is x86_64");
     expect_error({{kEnv, "x"}}, "aarch64", "built for x86_64; the image is aarch64");
