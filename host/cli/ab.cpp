@@ -286,6 +286,7 @@ private:
         o.min_effect_pct = cli_.min_effect_pct;
         o.force = cli_.force;
         o.unit = SampleUnit::run; // boots are the samples: rounds of one boot are not independent
+        o.look = CompareOptions::Look{look.number, plan_.looks(), cli_.confidence};
         return o;
     }
 

@@ -95,6 +95,13 @@ struct CompareOptions {
     double min_effect_pct = 5;           // changes smaller than this are never significant
     bool force = false;                  // compare different experiments (never different clocks)
     SampleUnit unit = SampleUnit::auto_; // see SampleUnit; round forces verdicts on rounds
+    // Set when this comparison is one look of a sequential design (ab): `confidence` is then
+    // that look's level, and the text says why it is not the one asked for.
+    struct Look {
+        size_t number = 0, looks = 0;
+        double confidence = 0.95; // over all the looks
+    };
+    std::optional<Look> look;
 };
 
 // A metric's samples on one side, as found in the records.

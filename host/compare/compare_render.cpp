@@ -120,6 +120,11 @@ std::string method_sentence(const Report& report) {
     const CompareOptions& o = report.options;
     std::string effect = "a change of at least " + format_number(o.min_effect_pct, "%g") + " %";
     std::string level = format_number(o.confidence * 100, "%g") + " %";
+    if (o.look)
+        level += " (look " + std::to_string(o.look->number) + " of " + std::to_string(o.look->looks) + ": " +
+                 "alpha spending shares the " + format_number((1 - o.look->confidence) * 100, "%g") +
+                 " % error rate of --confidence " + format_number(o.look->confidence, "%g") +
+                 " among the looks, so that stopping at the first decision keeps it)";
     switch (o.method) {
     case Method::lkp:
         return "LKP's rule: at least 3 samples a side, ranges that do not overlap, and " + effect;

@@ -187,6 +187,24 @@ TEST(Compare, WarnsOfRunsBesideOtherWorkOnTheHost) {
 
 // ---- output ------------------------------------------------------------------------------
 
+// One look of ab's sequential design is tested at a level above --confidence: the text says
+// which look it is and why the level is not the one asked for.
+TEST(Render, ALooksLevelIsExplainedWhereItIsPrinted) {
+    CompareOptions o;
+    o.confidence = 1 - 0.05 / 9;
+    o.look = CompareOptions::Look{1, 9, 0.95};
+    std::string text = render(compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(150), "b", "bb"), o),
+                              {Format::text, false});
+    EXPECT_NE(text.find("at 99.4444 % (look 1 of 9: alpha spending shares the 5 % error rate of --confidence "
+                        "0.95 among the looks, so that stopping at the first decision keeps it)"),
+              std::string::npos)
+        << text;
+    o.look.reset();
+    text = render(compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(150), "b", "bb"), o),
+                  {Format::text, false});
+    EXPECT_EQ(text.find("look 1 of 9"), std::string::npos) << text;
+}
+
 TEST(Render, TextLooksLikeMmtests) {
     Report r = compare_rounds(with_rates(scaled(12846.32, 5), "a"),
                            with_rates(scaled(11627.27, 5), "b", "bb"));
