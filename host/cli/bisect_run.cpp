@@ -259,6 +259,7 @@ int bisect(const std::vector<std::string>& all) {
             r.home);
         return kBisectRunUndecided;
     }
+    std::cout << "\n"; // git's last line may lack its newline
     say(first_line(log.substr(at + 2)) +
         "; the steps' lines above say by how much; git bisect "
         "reset returns to " +
