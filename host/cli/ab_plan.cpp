@@ -113,6 +113,29 @@ json plan_document(const AbCli& cli, const std::vector<SidePlan>& sides) {
             {"min_boots", cli.min_boots}};
 }
 
+namespace {
+
+// The leaves in which two plans differ, by their path ("sides[1].params"), the first `most`.
+void differences(const json& was, const json& now, const std::string& path, std::vector<std::string>& out,
+                 size_t most) {
+    if (out.size() >= most || was == now)
+        return;
+    if (was.is_object() && now.is_object()) {
+        for (const auto& [key, value] : now.items())
+            differences(was.value(key, json()), value, path + (path.empty() ? "" : ".") + key, out, most);
+        for (const auto& [key, value] : was.items())
+            if (!now.contains(key))
+                differences(value, json(), path + "." + key, out, most);
+    } else if (was.is_array() && now.is_array() && was.size() == now.size()) {
+        for (size_t i = 0; i < now.size(); i++)
+            differences(was[i], now[i], path + "[" + std::to_string(i) + "]", out, most);
+    } else {
+        out.push_back(path + ": " + was.dump() + " there, " + now.dump() + " now");
+    }
+}
+
+} // namespace
+
 Status claim_directory(const fs::path& dir, const json& plan) {
     fs::create_directories(dir / "runs");
     const fs::path file = dir / "ab.json";
@@ -122,12 +145,15 @@ Status claim_directory(const fs::path& dir, const json& plan) {
     json old = json::parse(in, nullptr, false);
     if (old.is_discarded())
         return Error{file.string() + " is not an ab plan"};
+    std::vector<std::string> diff;
     for (const auto& [key, value] : plan.items())
-        if (old.value(key, json()) != value)
-            return Error{dir.string() + " holds another experiment (" + key + " differs: " +
-                         old.value(key, json()).dump() + " there, " + value.dump() +
-                         " now); use another --out"};
-    return ok();
+        differences(old.value(key, json()), value, key, diff, 3);
+    if (diff.empty())
+        return ok();
+    std::string text;
+    for (const auto& d : diff)
+        text += (text.empty() ? "" : "; ") + d;
+    return Error{dir.string() + " holds another experiment (" + text + "); use another --out"};
 }
 
 BootsAtOnce boots_at_once(unsigned asked, const std::string& clock, size_t host_cpus, unsigned guest_cpus) {

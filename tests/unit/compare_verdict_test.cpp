@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "tests/unit/compare_fixture.h"
+#include "tests/unit/temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -464,6 +465,25 @@ TEST(PairedCompare, PairsSeeThroughTheHostsDriftWhereTheSidesSpreadCannot) {
     EXPECT_EQ(g.verdict, Decision::unknown);
     EXPECT_EQ(g.kind, ChangeKind::not_tested);
     EXPECT_NE(g.note.find("in 5 of 6 runs only"), std::string::npos) << g.note;
+}
+
+// ab -o DIR of another plan: the fields that differ, by their path, not the plans' JSON.
+TEST(AbPlan, AnotherPlanInTheDirectoryNamesTheFieldsThatDiffer) {
+    TempDir t;
+    nlohmann::json plan = {{"clock", "icount"},
+                           {"sides", {{{"label", "a"}, {"params", {"nokaslr", "x"}}},
+                                      {{"label", "b"}, {"params", {"nokaslr", "slub_debug=FZPU"}}}}}};
+    ASSERT_TRUE(claim_directory(t / "out", plan).ok());
+    EXPECT_TRUE(claim_directory(t / "out", plan).ok()) << "the same plan resumes";
+    plan["clock"] = "wall";
+    plan["sides"][1]["params"][1] = "slub_debug=P";
+    auto refused = claim_directory(t / "out", plan);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message().find(
+                  "holds another experiment (clock: \"icount\" there, \"wall\" now; sides[1].params[1]: "
+                  "\"slub_debug=FZPU\" there, \"slub_debug=P\" now); use another --out"),
+              std::string::npos)
+        << refused.error().message();
 }
 
 } // namespace
