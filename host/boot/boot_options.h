@@ -1,6 +1,6 @@
 // How a kernel is to be booted, as the user asked: `run`, `bisect-step` and `ab` take the
-// same options (host/cli/boot_cli.h declares them once), and ab hands them on to the boots
-// its backend performs.
+// same options (host/cli/boot_cli.h declares them once, host/engine/boot_plan.h plans a
+// boot from them), and ab hands them on to the boots its backend performs.
 #pragma once
 
 #include <string>

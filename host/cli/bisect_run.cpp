@@ -2,7 +2,7 @@
 
 #include "host/base/process.h"
 #include "host/cli/bisect.h"
-#include "host/cli/bisect_boots.h"
+#include "host/engine/bisect_step.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>

@@ -1,7 +1,7 @@
 // initbench: the host CLI. Each subcommand lives in host/cli/ (run and parse in run_cli) and
 // runs as a callback while the command line is parsed, reporting its exit code by throwing
 // CLI::RuntimeError(code).
-#include "host/cli/ab.h"
+#include "host/cli/ab_cli.h"
 #include "host/cli/bisect.h"
 #include "host/cli/bisect_run.h"
 #include "host/cli/compare_cli.h"

@@ -6,6 +6,7 @@
 #include "host/boot/boot_files.h"
 #include "host/results/environment.h"
 #include "host/cli/boot_cli.h"
+#include "host/engine/boot_plan.h"
 #include "host/cli/subcommand.h"
 #include "host/image/settings_check.h"
 #include "host/results/results.h"

@@ -1,6 +1,6 @@
 // bisect-step's --save-dir names: every boot of one step under one number, the next step
 // under the next, whatever number of boots each took. No QEMU.
-#include "host/cli/bisect_boots.h"
+#include "host/engine/step_boots.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // compare's verdicts (DIFFERENT, SAME, UNKNOWN and why a method declined), the sequential
 // looks of `ab`, --fail-on's rules and the marks on one-run sides, on synthetic results
 // documents. No QEMU. bisect-step's decisions are bisect_decide_test.cpp.
-#include "host/cli/ab.h"
-#include "host/cli/ab_plan.h"
-#include "host/cli/bisect.h"
+#include "host/engine/ab.h"
+#include "host/engine/ab_plan.h"
+#include "host/compare/bisect_decide.h"
 #include "host/compare/compare.h"
 #include "host/compare/compare_checks.h"
 #include "host/compare/compare_render.h"

@@ -3,6 +3,7 @@
 #include "host/base/process.h"
 #include "host/boot/qemu.h"
 #include "host/cli/boot_cli.h"
+#include "host/engine/boot_plan.h"
 #include "host/image/image_settings.h"
 
 #include <algorithm>

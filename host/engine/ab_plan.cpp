@@ -1,4 +1,4 @@
-#include "host/cli/ab_plan.h"
+#include "host/engine/ab_plan.h"
 
 #include "host/base/output_file.h"
 

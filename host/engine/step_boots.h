@@ -4,7 +4,7 @@
 
 #include "common/result.h"
 #include "host/boot/boot.h"
-#include "host/cli/boot_cli.h"
+#include "host/engine/boot_plan.h"
 #include "host/compare/compare.h"
 
 #include <optional>

@@ -1,4 +1,4 @@
-#include "host/cli/bisect_inputs.h"
+#include "host/engine/bisect_inputs.h"
 
 #include "common/text.h"
 #include "sys/sys.h"

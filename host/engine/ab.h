@@ -4,7 +4,8 @@
 // change it could have detected). Everything goes to one output directory; a rerun resumes.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "host/engine/ab_plan.h"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -73,6 +74,8 @@ private:
     std::map<size_t, std::string> early_; // ended before one with a lower index
 };
 
-void add_ab_command(CLI::App& app);
+// Checks the plan the options describe (sides, image, parameters, the output directory's
+// earlier plan), then boots on this host until decided: one of AbExit.
+int run_ab(AbCli cli);
 
 } // namespace initbench

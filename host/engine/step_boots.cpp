@@ -1,9 +1,9 @@
-#include "host/cli/bisect_boots.h"
+#include "host/engine/step_boots.h"
 
 #include "common/text.h"
 #include "host/boot/boot_files.h"
 #include "host/compare/bisect_decide.h"
-#include "host/cli/bisect_inputs.h"
+#include "host/engine/bisect_inputs.h"
 #include "host/results/results.h"
 
 #include <algorithm>
