@@ -112,34 +112,27 @@ void ProbeCosts::add(size_t i, nlohmann::json& record, const std::string& phase)
         return;
     }
     const Window& w = windows_[i];
-    if (!w.first || !w.last || w.first.value().size() != w.last.value().size()) {
-        record["cost"] = unsupported(!w.first ? w.first.error().message()
-                                     : !w.last ? w.last.error().message()
-                                               : "the probe's programs changed during the window");
+    if (!w.first || !w.last) {
+        record["cost"] = unsupported(!w.first ? w.first.error().message() : w.last.error().message());
         return;
     }
-    uint64_t runs = 0, ns = 0;
-    nlohmann::json programs = nlohmann::json::array();
-    for (size_t p = 0; p < w.last.value().size(); p++) {
-        const ProgramRuns &a = w.first.value()[p], &b = w.last.value()[p];
-        programs.push_back({{"name", b.name}, {"runs", b.runs - a.runs}, {"ns", b.ns - a.ns}});
-        runs += b.runs - a.runs;
-        ns += b.ns - a.ns;
+    auto cost = window_cost(w.first.value(), w.last.value(), window_s_ * online_cpus());
+    if (!cost) {
+        record["cost"] = unsupported(cost.error().message());
+        return;
     }
-    const double cpu_pct = window_s_ > 0 ? 100.0 * double(ns) / 1e9 / (window_s_ * online_cpus()) : 0.0;
-    nlohmann::json cost{{"supported", true}, {"method", stats_.method()}, {"runs", runs}, {"ns", ns},
-                        {"cpu_pct", cpu_pct}, {"programs", std::move(programs)}};
-    // No run, no time per run: the field is null and no metric claims it.
-    cost["ns_per_run"] = runs ? nlohmann::json(double(ns) / double(runs)) : nlohmann::json();
-    record["cost"] = std::move(cost);
+    nlohmann::json& c = cost.value();
+    c["method"] = stats_.method();
+    Total& total = totals_[phase];
+    total.runs += c["runs"].get<uint64_t>();
+    total.ns += c["ns"].get<uint64_t>();
+    const nlohmann::json cpu_pct = c["cpu_pct"], ns_per_run = c["ns_per_run"];
+    record["cost"] = std::move(c);
     if (const RecordType* type = find_record_type("probe", record.value("probe", ""))) {
         RecordBuilder b(*type, record);
         b.metric("cost.cpu_pct", cpu_pct);
-        b.metric("cost.ns_per_run", record["cost"]["ns_per_run"]);
+        b.metric("cost.ns_per_run", ns_per_run);
     }
-    Total& total = totals_[phase];
-    total.runs += runs;
-    total.ns += ns;
 }
 
 nlohmann::json ProbeCosts::totals() const {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "bpf/core/probe.h"
+#include "bpf/core/window_cost.h"
 #include "common/result.h"
 
 #include <cstdint>
@@ -40,11 +41,6 @@ private:
     std::string method_, reason_;
 };
 
-// One loaded program's counters.
-struct ProgramRuns {
-    std::string name;
-    uint64_t runs = 0, ns = 0;
-};
 // Every loaded program of the objects, in order; an error when the kernel's bpf_prog_info
 // has no run counters (before Linux 5.1).
 Result<std::vector<ProgramRuns>> program_runs(const std::vector<const bpf_object*>& objects);
