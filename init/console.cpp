@@ -42,6 +42,12 @@ void Console::open_all() {
     }
 }
 
+void Console::write_to(Fd fd, std::string name) {
+    std::lock_guard lock(mu_);
+    names_.push_back(std::move(name));
+    fds_.push_back(std::move(fd));
+}
+
 void Console::write_locked(std::string_view bytes) {
     for (auto& fd : fds_)
         (void)write_all(fd.get(), bytes); // a dead console must not stop the others

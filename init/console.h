@@ -16,6 +16,9 @@ class Console {
 public:
     // Opens the consoles the kernel lists; falls back to fd 1 when none can be opened.
     void open_all();
+    // Writes the records to `fd` as well, named `name`: a test reads back what the consoles
+    // would show, without touching the machine's own.
+    void write_to(Fd fd, std::string name);
     std::vector<std::string> names() const { return names_; }
 
     // Frames and writes one record; thread-safe. Ignored after end().
