@@ -88,7 +88,9 @@ class Page(HTMLParser):
         self.scripts = []      # script tags' attributes
         self.row_heads = []    # <th> texts in the identity table
         self.metric_tables = []  # per table.metrics, each row's metric id (its first titled cell)
+        self.side_means = {}   # metric id: each side's cell, its bold number's text (None: no number)
         self._row_id = None
+        self._in_val = self._in_mean = False
         self.text = []
         self._figure = None
         self._in_identity = False
@@ -118,12 +120,21 @@ class Page(HTMLParser):
         if tag == "td" and self._row_id == [] and "title" in a:
             self._row_id.append(a["title"])
             self.metric_tables[-1].append(a["title"])
+        elif tag == "td" and self._row_id and "val" in a.get("class", "").split():
+            self.side_means.setdefault(self._row_id[0], []).append(None)
+            self._in_val = True
+        if tag == "b" and self._in_val:
+            self._in_mean = True
         if tag == "th" and self._in_identity:
             self._th = ""
 
     def handle_endtag(self, tag):
         if tag == "figure":
             self._figure = None
+        if tag == "td":
+            self._in_val = False
+        if tag == "b":
+            self._in_mean = False
         if tag == "table":
             self._in_identity = False
             self._row_id = None
@@ -133,6 +144,9 @@ class Page(HTMLParser):
 
     def handle_data(self, data):
         self.text.append(data)
+        if self._in_mean:
+            means = self.side_means[self._row_id[0]]
+            means[-1] = (means[-1] or "") + data
         if self._th is not None:
             self._th += data
 

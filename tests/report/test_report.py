@@ -83,6 +83,36 @@ class ReportPage(unittest.TestCase):
         self.assertIn("CPUs utilized", text)
         self.assertIn("not supported: No such file or directory (errno 2)", text)
 
+    def test_each_side_shows_its_own_mean(self):
+        # Three sides whose rates are 1, 2 and 0.5 times the base's, the last two with perf's
+        # counters at 2 and 0.5 times one count: each side's cell holds its own side's number,
+        # not the base's, nor another side's.
+        scales = [1, 2, 0.5]
+        paths = [self.base_path] + [
+            write(with_counters(self.base, f"{i:032x}", scale), self.out(f"side{i}.json"))
+            for i, scale in enumerate(scales) if i]
+        r, html = report(paths, self.out("three.html"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        shown = Page(html).side_means
+        number = lambda text: None if text is None else float(text)
+        # The rate, from the base's own record: one round a side, so each side's mean is it.
+        rate = next(rec["metrics"]["ops_per_s"]["value"] for rec in self.base["records"]
+                    if rec.get("type") == "phase" and "metrics" in rec)
+        for want, got in zip([rate * s for s in scales], map(number, shown["fork/ops_per_s"]), strict=True):
+            self.assertAlmostEqual(got / want, 1, places=3, msg=shown["fork/ops_per_s"])
+        self.assertEqual(list(map(number, shown["fork/perf/counters.task-clock.value"])), [None, 1.4e9, 3.5e8])
+        # Every row: each side's cell is that side's mean as compare gives it.
+        out = subprocess.run([INITBENCH, "compare", *paths, "--format", "json"], capture_output=True, text=True)
+        for m in json.loads(out.stdout)["metrics"]:
+            with self.subTest(metric=m["id"]):
+                means = [s.get("mean") for s in m["sides"]]
+                self.assertEqual(len(shown[m["id"]]), len(means))
+                for want, got in zip(means, map(number, shown[m["id"]])):
+                    if want is None or got is None:
+                        self.assertEqual(got, want)
+                    else:
+                        self.assertAlmostEqual(got, want, delta=abs(want) * 1e-3)
+
     def test_experiment_row_is_the_experiment_that_ran(self):
         # Its description; without one, what it set (never the words of a profile it included).
         cell = lambda html: re.search(r"<tr><th>experiment</th><td[^>]*>(.*?)</td>", html).group(1)

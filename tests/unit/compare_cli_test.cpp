@@ -40,6 +40,14 @@ protected:
         return path;
     }
 
+    // The document with no ops_per_s in its phases: the metric the gate's rules name, missing.
+    static json without_rate(json doc) {
+        for (auto& r : doc["records"])
+            if (r["type"] == "phase")
+                r["metrics"].erase("ops_per_s");
+        return doc;
+    }
+
     static CliRun run(std::vector<std::string> args) {
         CLI::App app;
         add_compare_command(app);
@@ -116,11 +124,7 @@ TEST_F(CompareCliTest, GateFailsOnAMissingMetricAndOnErrorRecords) {
                                        {"key", "initbench.duraton"}, {"value", "2"},
                                        {"source", "cmdline"},
                                        {"reason", "unknown key (did you mean duration?)"}}});
-    json doc = make_doc(typo);
-    for (auto& r : doc["records"])
-        if (r["type"] == "phase")
-            r["metrics"].erase("ops_per_s");
-    std::string b = write_doc("typo.json", doc);
+    std::string b = write_doc("typo.json", without_rate(make_doc(typo)));
     CliRun r = run({a, b, "--fail-on", "fork/ops_per_s:-5%"});
     EXPECT_EQ(r.code, kCompareFailed) << r.err;
     EXPECT_NE(r.err.find("FAIL typo: " + b + ": error record: config (initbench.duraton=2): unknown key"),
@@ -141,6 +145,22 @@ TEST_F(CompareCliTest, GateFailsOnAMissingMetricAndOnErrorRecords) {
     EXPECT_NE(e.err.find("error record: phase fork (load.x): exited with status 2"), std::string::npos) << e.err;
     // Without a rule compare still compares, and warns.
     EXPECT_EQ(run({a, b}).code, kCompareOk);
+}
+
+// A clean run (verdict ok, no error record) whose phases lack the metric the rule names:
+// the missing metric is the gate's only reason to fail, and its FAIL line the only one.
+TEST_F(CompareCliTest, GateFailsOnAMissingMetricAlone) {
+    std::string a = write("good.json", with_rates(scaled(200), "a"));
+    std::string b = write_doc("lean.json", without_rate(make_doc(with_rates(scaled(200), "b", "bb"))));
+    CliRun r = run({a, b, "--fail-on", "fork/ops_per_s:-5%"});
+    EXPECT_EQ(r.code, kCompareFailed) << r.err;
+    EXPECT_NE(r.err.find("FAIL fork/ops_per_s:-5%: fork/ops_per_s is missing on lean"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("FAIL"), r.err.rfind("FAIL")) << "one FAIL line, the missing metric's:\n" << r.err;
+    // The same sides pass with the opt-out, and a rule on a metric both have passes the gate.
+    EXPECT_EQ(run({a, b, "--fail-on", "fork/ops_per_s:-5%", "--allow-missing"}).code, kCompareOk);
+    CliRun present = run({a, b, "--fail-on", "fork/funclat:kernel_clone/avg:+50%"});
+    EXPECT_EQ(present.code, kCompareOk) << present.err;
 }
 
 TEST_F(CompareCliTest, GateFailsOnARunThatDidNotComplete) {

@@ -4,6 +4,8 @@ accept; and the schemas refuse what the guest never writes (they are not trivial
 
 INITBENCH: the built CLI (set by ctest); INITBENCH_SOURCE: the source tree."""
 import copy
+import fnmatch
+import functools
 import json
 import os
 import subprocess
@@ -37,7 +39,15 @@ def parse(log):
 
 
 def valid(instance, name):
-    return not schema_check.errors(instance, name, limit=1)
+    return schema_check.validator(name).is_valid(instance)
+
+
+@functools.lru_cache(maxsize=None)
+def generated_defs():
+    """The definitions `initbench schema` makes from the declarations (bpf/X/X_probe.h,
+    common/record_decls.h, payload/X/load.json)."""
+    return json.loads(subprocess.run([INITBENCH, "schema"], check=True, capture_output=True, text=True,
+                                     timeout=60).stdout)
 
 
 # A minimal complete run in the shape of version 2 (still read; version 3 adds metrics, see
@@ -105,8 +115,7 @@ class SchemaFiles(unittest.TestCase):
     def test_generated_definitions_are_the_declarations(self):
         # load_params follows from the loads' declarations (payload/X/X_load.h): a load that
         # shows a new parameter needs no schema edit by hand, only scripts/schema-defs.py.
-        generated = json.loads(subprocess.run([INITBENCH, "schema"], check=True, capture_output=True,
-                                              text=True, timeout=60).stdout)
+        generated = generated_defs()
         defs = json.loads((SOURCE / "docs/schema/defs.schema.json").read_text())["$defs"]
         self.assertIn("load_params", generated)
         for name, definition in generated.items():
@@ -144,7 +153,22 @@ class SavedLogs(unittest.TestCase):
 
 
 def record_kind(r):
-    return r.get("type") + (":" + r.get("probe", "?") if r.get("type") == "probe" else "")
+    """The type, and the kind its declaration is chosen by: a probe record's probe, a command's kind."""
+    field = {"probe": "probe", "command": "kind"}.get(r.get("type"))
+    return r.get("type") + (":" + r.get(field, "?") if field else "")
+
+
+@functools.lru_cache(maxsize=None)
+def saved_records():
+    """One record of each kind and set of fields a saved log: the rest repeat it."""
+    records = []
+    for log in saved_logs():
+        _, doc = parse(log)
+        shapes = {}
+        for record in doc["records"]:
+            shapes.setdefault((record_kind(record), frozenset(record)), record)
+        records.extend(shapes.values())
+    return records
 
 
 def field_paths(node, path=()):
@@ -155,13 +179,119 @@ def field_paths(node, path=()):
             yield from field_paths(v, path + (k,))
 
 
-# The fields a real record may lack, by record kind: everything else the saved logs' records
-# carry is required by the schemas. A field dropped from a `required` list, or a new field
-# left optional, fails the test until it is listed here, on purpose. (Some listed fields are
-# required in some shapes of a kind: a phase with a load has limits, the idle one none.)
+# What a probe's BPF programs cost, as version 3 records it beside what the probe measured.
+COST = {"supported": True, "method": "BPF_ENABLE_STATS", "runs": 1000, "ns": 50000, "ns_per_run": 50.0,
+        "cpu_pct": 0.01, "programs": [{"name": "kernel_clone_entry", "runs": 1000, "ns": 50000}]}
+
+# A record of each declared kind no saved log has (none of their boots ran a command, a
+# background program, floor or softirq, nor met a kernel event or an error), as the guest
+# writes it at version 3 (docs/counters.md, docs/tracers.md); at_version_3 adds its metrics.
+MADE = [
+    {"v": 3, "type": "probe", "probe": "floor", "phase": "fork", "round": 0, "supported": True,
+     "function": "kernel_clone", "mechanism": "fentry/fexit", "cost": COST},
+    {"v": 3, "type": "probe", "probe": "softirq", "phase": "fork", "round": 0, "supported": True,
+     "mechanism": "raw_tp/softirq_entry", "unit": "ns", "count": 120, "time": 240000, "avg": 2000.0, "max": 9000,
+     "wait": {"count": 100, "avg": 500.0, "max": 3000},
+     "vectors": [{"vector": "timer", "count": 120, "time": 240000, "max": 9000, "avg": 2000.0, "wait_avg": 500.0,
+                  "wait_max": 3000}],
+     "percentiles": {"p50": 1500.0, "p90": 4000.0, "p99": 8000.0}, "log2": [[1024, 80], [4096, 40]], "cost": COST},
+    {"v": 3, "type": "command", "kind": "exec", "command": "busybox find /sys/kernel -maxdepth 2",
+     "argv": ["busybox", "find", "/sys/kernel", "-maxdepth", "2"], "path": "/bin/busybox", "repeat": 2, "pin": [0],
+     "scope": "task", "runs": [{"elapsed_s": 0.0212, "exit": 0}, {"elapsed_s": 0.0218, "exit": 0}],
+     "elapsed_s": {"values": [0.0212, 0.0218], "mean": 0.0215, "stddev": 0.0004, "rel_stderr_pct": 1.4, "unit": "s"},
+     "counters": [{"event": "task-clock", "supported": True, "unit": "ns", "values": [20000000, 20400000],
+                   "counted_runs": 2, "mean": 20200000.0, "stddev": 280000.0, "rel_stderr_pct": 1.0,
+                   "running_pct": 100.0, "derived": {"value": 0.94, "unit": "CPUs utilized"}},
+                  {"event": "cycles", "supported": False, "errno": 2,
+                   "reason": "not supported: No such file or directory (errno 2)"}],
+     "output": "/sys/kernel\n"},
+    {"v": 3, "type": "command", "kind": "module", "module": "/payload/test_vmalloc.ko", "params": "run_test_mask=1",
+     "module_name": "test_vmalloc", "params_read": {"run_test_mask": "1"}, "repeat": 2, "pin": None, "scope": "task",
+     "runs": [{"elapsed_s": 0.5, "loaded": True, "unloaded": True, "unload_s": 0.01},
+              {"elapsed_s": 0.4, "loaded": False, "errno": 11, "error": "Resource temporarily unavailable"}],
+     "elapsed_s": {"values": [0.5, 0.4], "mean": 0.45, "stddev": 0.07, "rel_stderr_pct": 11.1, "unit": "s"},
+     "counters": [{"event": "page-faults", "supported": True, "unit": "", "values": [5791, None], "counted_runs": 1,
+                   "mean": 5791.0, "running_pct": 100.0}]},
+    {"v": 3, "type": "background", "command": "/payload/bpftrace/run.sh -f json /payload/bpftrace/kfunc.bt",
+     "pid": 84, "ready": "initbench-bpftrace-attached", "ready_s": 10.2, "window_signal": "USR1", "marks": 2,
+     "ended": "exited with status 3", "exit": 3, "output_bytes": 766, "output_truncated": False, "output": "..."},
+    {"v": 3, "type": "kernel", "kind": "warning", "time_s": 3.2, "phase": "fork", "round": 0,
+     "line": "WARNING: CPU: 0 PID: 1 at mm/page_alloc.c:5525 __alloc_pages+0x1/0x2", "context": ["Modules linked in:"]},
+    {"v": 3, "type": "error", "what": "config", "key": "initbench.duraton", "value": "2", "source": "profile:default",
+     "line": 3, "reason": "unknown key (did you mean duration?)"},
+    {"v": 3, "type": "error", "what": "phase fork", "key": "load.x", "reason": "exited with status 2"},
+]
+
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def declared_metrics(record):
+    """The "metrics" object the declarations allow the record's kind (initbench schema's
+    metrics_TYPE, chosen by kind where the type has kinds), or None."""
+    defined = generated_defs().get("metrics_" + record["type"])
+    if defined is None:
+        return None
+    for branch in defined.get("allOf", []):
+        (field, kinds), = branch["if"]["properties"].items()
+        if record.get(field) in kinds["enum"]:
+            return branch["then"]["properties"]["metrics"]
+    return defined.get("properties", {}).get("metrics")
+
+
+def at_version_3(record):
+    """The record as version 3 writes it: beside each field its declaration names as a metric,
+    that metric, with the unit, better and agg declared. Named metrics only: the entries of a
+    "*" are the writer's to name, and any metric may be absent."""
+    r = copy.deepcopy(record)
+    r["v"] = 3
+    declared = declared_metrics(r)
+    if declared is None or r.get("supported") is False:
+        return r
+    metrics = r.setdefault("metrics", {})
+    for name, schema in declared.get("properties", {}).items():
+        value = r
+        for key in name.split("."):
+            value = value.get(key) if isinstance(value, dict) else None
+        if is_number(value):
+            given = schema["properties"]  # a unit or better not declared is the writer's own
+            metrics[name] = {"value": value, "unit": given["unit"].get("const", "events"),
+                             "better": given.get("better", {}).get("const", "lower"), "agg": given["agg"]["const"]}
+    return r
+
+
+@functools.lru_cache(maxsize=None)
+def valid_records():
+    """The records the sweeps change: the saved logs' (versions 1 and 2), those of version 2 as
+    version 3 writes them, and MADE."""
+    saved = saved_records()
+    return saved + [at_version_3(r) for r in saved if r["v"] == 2] + [at_version_3(r) for r in MADE]
+
+
+def declared_kinds():
+    """Every record type the schema dispatches on, probes and commands by their declared kinds."""
+    defs = generated_defs()
+    kinds = {t for t in schema_check.schemas()["records.schema.json"]["properties"]["type"]["enum"]
+             if t not in ("probe", "command")}
+    kinds |= {"probe:" + p for p in defs["probe_name"]["enum"]}
+    for branch in defs["metrics_command"]["allOf"]:
+        kinds |= {"command:" + k for k in branch["if"]["properties"]["kind"]["enum"]}
+    return kinds
+
+
+# The fields a real record may lack, by record kind: everything else the valid records carry
+# (valid_records) is required by the schemas. A field dropped from a `required` list, or a new
+# field left optional, fails the test until it is listed here, on purpose. (Some listed fields
+# are required in some shapes of a kind: a phase with a load has limits, the idle one none.)
+# From version 3 any one metric may be absent (it could not be measured), not its field.
 OPTIONAL = {
+    "background": ["exit", "metrics", "metrics.*", "window_signal"],  # exit: only if it ended by itself
+    "command:exec": ["metrics.*"],
+    "command:module": ["metrics.*", "params_read.*"],
     "end": ["console_bytes", "overhead", "overhead.probe_setup", "overhead.probe_setup.*", "overhead.startup",
             "overhead.startup.*"],
+    "error": ["key", "line"],  # a key where a value was refused, a line where it was a profile's
     "header": ["config.sources.*", "config.values.*", "initbench_commit"],
     "phase": ["cgroup", "failures", "limits", "load.clients", "load.groups", "load.params.cpu_load_pct",
               "load.params.fds", "load.params.interval_s", "load.params.mode", "load.params.msg_size",
@@ -171,48 +301,162 @@ OPTIONAL = {
               "metrics.syscall.ops_per_s_per_worker", "samples.sleep.ops_per_s", "samples.syscall.ops_per_s",
               "samples.tasks", "startup_s", "stop_s", "tasks", "tasks.peak_sampled", "tasks.reaped",
               "tasks.running_after_stop"],
-    "probe:funclat": ["entries", "fallback_reason", "percentiles.p50", "percentiles.p90", "percentiles.p99"],
-    "probe:kthread": ["ticks_per_span"],
-    "probe:perf": [],
+    "kernel": [],
+    "probe:funclat": ["entries", "fallback_reason", "metrics.*", "percentiles.p50", "percentiles.p90",
+                      "percentiles.p99"],
+    "probe:kthread": ["metrics.*", "ticks_per_span"],
+    "probe:perf": ["metrics.*"],
     # Per-CPU fields: a CPU's line may lack the fields of an older /proc/schedstat version.
-    "probe:schedstat": ["cpus.cpu0", "cpus.cpu0.*"],
-    "probe:span": ["percentiles.p50", "percentiles.p90", "percentiles.p99", "samples"],
-    "probe:task_storage_churn": [],
-    "probe:wakeups": ["tasks"],
+    # Its metrics only for a layout it knows.
+    "probe:schedstat": ["cpus.cpu0", "cpus.cpu0.*", "metrics"],
+    # Holes, not choices: record-probe.schema.json has no shape for floor, so it takes any field;
+    # and it requires none of softirq's numbers (its writer always gives count, time, unit,
+    # wait, vectors and log2 when it has no error). Listed so that the rest is checked.
+    "probe:floor": ["*"],
+    "probe:softirq": ["avg", "max", "cost", "metrics.*", "percentiles", "percentiles.*", "wait.avg", "wait.max",
+                      "count", "time", "unit", "wait", "vectors", "log2", "mechanism", "metrics"],
+    "probe:span": ["metrics.*", "percentiles.p50", "percentiles.p90", "percentiles.p99", "samples"],
+    "probe:task_storage_churn": ["metrics.*"],
+    "probe:wakeups": ["metrics.*", "tasks"],
     "summary": [],
     "warning": [],
 }
 
 
 class RequiredFields(unittest.TestCase):
-    """Exhaustive: each field of each record of the saved real logs is removed in turn; the
+    """Exhaustive: each field of each valid record (valid_records) is removed in turn; the
     schemas must refuse the record unless OPTIONAL lists the field."""
 
     def test_removing_any_required_field_is_refused(self):
-        import fnmatch
         accepted, seen = {}, {}
-        for log in saved_logs():
-            _, doc = parse(log)
-            shapes = {}  # one record of each kind and set of fields a log: the rest repeat it
-            for record in doc["records"]:
-                shapes.setdefault((record_kind(record), frozenset(record)), record)
-            for (kind, _), record in shapes.items():
-                for path in field_paths(record):
-                    cut = copy.deepcopy(record)
-                    node = cut
-                    for key in path[:-1]:
-                        node = node[key]
-                    del node[path[-1]]
-                    name = ".".join(path)
-                    seen.setdefault(kind, set()).add(name)
-                    if valid(cut, "records.schema.json"):
-                        accepted.setdefault(kind, set()).add(name)
-        self.assertEqual(set(seen), set(OPTIONAL), "record kinds in the saved logs")
+        for record in valid_records():
+            kind = record_kind(record)
+            for path in field_paths(record):
+                cut = copy.deepcopy(record)
+                node = cut
+                for key in path[:-1]:
+                    node = node[key]
+                del node[path[-1]]
+                name = ".".join(path)
+                seen.setdefault(kind, set()).add(name)
+                if valid(cut, "records.schema.json"):
+                    accepted.setdefault(kind, set()).add(name)
+        self.assertEqual(set(seen), set(OPTIONAL), "record kinds of the valid records")
         for kind, names in seen.items():
             with self.subTest(kind=kind):
                 allowed = {n for n in names if any(fnmatch.fnmatchcase(n, p) for p in OPTIONAL[kind])}
                 self.assertEqual(accepted.get(kind, set()) - allowed, set(),
                                  "accepted without these fields, which OPTIONAL does not list")
+
+
+def values_within(node, path=()):
+    """Every value in a record, nested ones and each list's first item too, with its path."""
+    items = node.items() if isinstance(node, dict) else enumerate(node[:1]) if isinstance(node, list) else ()
+    for key, value in items:
+        yield path + (key,), value
+        yield from values_within(value, path + (key,))
+
+
+def wrong_values(value):
+    """What a writer that mixed a field up would put in place of `value`: another JSON type
+    (a number as text, a flag as a number, ...), and for a number a negative one."""
+    if isinstance(value, bool):
+        return ["true", 1]
+    if is_number(value):
+        return ["1", True, -1]
+    if isinstance(value, str):
+        return [1]
+    if isinstance(value, (list, dict)):
+        return [{} if isinstance(value, list) else [], "x"]
+    return ["x"]  # null, where nothing could be measured
+
+
+def replaced(record, path, value):
+    out = copy.deepcopy(record)
+    node = out
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return out
+
+
+# Fields that take more than their value's type in a real record, by record kind, as
+# patterns (fnmatch, a list's first item "0"), and why. Any other field that takes another
+# type, or a negative number, is a hole in the schemas.
+TAKES_MORE = {
+    "header": {"config.values.*": "every configuration key's value, left open on purpose: the keys grow with "
+                                  "the image (record-header.schema.json)"},
+    "probe:schedstat": {"cpus.*": "a CPU's deltas: named where the layout is known, else raw in a list",
+                        "domains.*.deltas": "the same for a domain"},
+    "probe:floor": {"*": "a hole: record-probe.schema.json has no shape for floor (see OPTIONAL)"},
+}
+
+
+class EveryFieldsTypeAndRange(unittest.TestCase):
+    """Generated: each value of each valid record (each shape the saved logs have, each as
+    version 3 writes it, and a record of each declared kind none has) is replaced in turn by
+    one of another type, and each number by a negative one; and each load parameter a phase
+    shows by a value outside what its declaration (payload/X/load.json) allows. The schemas
+    must refuse every one."""
+
+    maxDiff = None  # the whole list of what was accepted
+
+    def test_every_declared_kind_has_a_valid_record(self):
+        records = valid_records()
+        self.assertEqual({record_kind(r) for r in records}, declared_kinds(),
+                         "record kinds: a new one needs a record in MADE")
+        for r in records:
+            with self.subTest(kind=record_kind(r), v=r["v"]):
+                schema_check.validate_record(r)
+
+    def test_another_type_or_a_negative_number_is_refused(self):
+        accepted = {}
+        for record in valid_records():
+            kind = record_kind(record)
+            self.assertTrue(valid(record, "records.schema.json"), kind)
+            for path, value in values_within(record):
+                name = ".".join(map(str, path))
+                if any(fnmatch.fnmatchcase(name, p) for p in TAKES_MORE.get(kind, {})):
+                    continue
+                for wrong in wrong_values(value):
+                    if valid(replaced(record, path, wrong), "records.schema.json"):
+                        accepted.setdefault(f"{kind} v{record['v']}", set()).add(f"{name}: {json.dumps(wrong)}")
+        self.assertEqual(accepted, {}, "the schemas accept these values in place of the real ones")
+
+    def test_load_params_outside_their_declaration_are_refused(self):
+        shown = {}  # what phase records may show, by the name shown: widened over the loads
+        for path in sorted((SOURCE / "payload").glob("*/load.json")):
+            for key in json.loads(path.read_text()).get("keys", []):
+                if "shown_as" not in key:
+                    continue
+                s = shown.setdefault(key["shown_as"], {"type": key["type"], "choices": []})
+                if key["type"] == "enum":
+                    s["choices"] += key["choices"]
+                    continue
+                # A load leaves a count of 0 out of its record: a count shown is 1 at least.
+                low = key["min"] if key["type"] == "seconds" else max(key["min"], 1)
+                s["min"], s["max"] = min(s.get("min", low), low), max(s.get("max", key["max"]), key["max"])
+        self.assertIn("threads", shown)
+
+        def phase(name, value):
+            r = copy.deepcopy(PHASE)
+            r["load"]["params"][name] = value
+            return r
+
+        for name, s in shown.items():
+            with self.subTest(param=name):
+                if s["type"] == "enum":
+                    takes, refuses = s["choices"], ["no-such-choice", 1]
+                else:
+                    below = s["min"] - 1 if s["type"] == "uint" else (s["min"] / 2 if s["min"] > 0 else -1)
+                    takes, refuses = [s["min"], s["max"]], [below, s["max"] + 1, str(s["min"])]
+                    if s["type"] == "uint":
+                        refuses.append(s["min"] + 0.5)
+                for value in takes:
+                    self.assertTrue(valid(phase(name, value), "records.schema.json"), f"{name}={value} refused")
+                for value in refuses:
+                    self.assertFalse(valid(phase(name, value), "records.schema.json"), f"{name}={value!r} accepted")
+        self.assertFalse(valid(phase("undeclared", 1), "records.schema.json"), "a parameter no load shows")
 
 
 class RefusesWhatTheGuestNeverWrites(unittest.TestCase):
