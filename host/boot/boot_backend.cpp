@@ -1,38 +1,102 @@
-// The local boot backend: `initbench run` children, waited for with waitpid.
+// The two local backends: boots in this process, and boots in child processes (forked, not
+// executed again: the child boots the parent's typed plan, so no option goes through argv).
 #include "host/boot/boot_backend.h"
 
+#include "host/base/output_file.h"
 #include "host/base/process.h"
 
 #include <cerrno>
 #include <csignal>
-#include <cstring>
-#include <fcntl.h>
 #include <cstdio>
+#include <cstring>
+#include <deque>
+#include <fcntl.h>
+#include <iostream>
 #include <map>
-#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace initbench {
+
+Status write_document(const std::string& path, const BootOutcome& outcome) {
+    return write_output_file(path, outcome.document.dump(1) + "\n");
+}
+
 namespace {
+
+// Boots `request` and writes its document: the exit code and, when the boot ran well but
+// the document could not be written, why.
+BootEnded boot_and_write(const BootRequest& request) {
+    auto outcome = std::make_shared<BootOutcome>(boot_once(request.run));
+    BootEnded ended;
+    ended.exit_code = outcome->verdict.exit_code;
+    if (!request.out_path.empty())
+        if (auto written = write_document(request.out_path, *outcome); !written) {
+            ended.error = written.error().message();
+            ended.exit_code = kExitUsage;
+        }
+    ended.outcome = std::move(outcome);
+    return ended;
+}
+
+class InProcessBackend final : public BootBackend {
+public:
+    Result<size_t> start(const BootRequest& request) override {
+        if (interrupted_)
+            return Error{"interrupted"};
+        BootEnded ended = boot_and_write(request);
+        ended.id = next_id_++;
+        interrupted_ = ended.exit_code == kExitInterrupted;
+        ended_.push_back(std::move(ended));
+        return ended_.back().id;
+    }
+    std::optional<BootEnded> wait_any() override {
+        if (ended_.empty())
+            return std::nullopt;
+        BootEnded ended = std::move(ended_.front());
+        ended_.pop_front();
+        return ended;
+    }
+    size_t running() const override { return ended_.size(); }
+    bool interrupted() const override { return interrupted_; }
+
+private:
+    std::deque<BootEnded> ended_;
+    size_t next_id_ = 0;
+    bool interrupted_ = false;
+};
 
 volatile sig_atomic_t g_signal = 0;
 
 void on_signal(int sig) { g_signal = sig; }
 
-std::vector<std::string> run_argv(const std::string& cli, const BootRequest& r) {
-    std::vector<std::string> argv = {cli, "run", "--kernel", r.kernel};
-    for (auto& word : run_arguments(r.options))
-        argv.push_back(std::move(word));
-    argv.insert(argv.end(), {"--out", r.out_path, "--log", r.log_path, "--quiet", "--"});
-    argv.insert(argv.end(), r.params.begin(), r.params.end());
-    return argv;
+// The child's whole life: its messages next to its console log, its host CPUs, the boot, the
+// document; its exit code is the verdict's.
+[[noreturn]] void boot_in_child(const BootRequest& request) {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP})
+        ::signal(sig, SIG_DFL); // run_child takes them while QEMU runs, as `run` does
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM); // never outlive the parent
+    const std::string messages = request.run.log_path + ".stderr";
+    if (int fd = ::open(messages.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); fd >= 0) {
+        ::dup2(fd, 1);
+        ::dup2(fd, 2);
+    }
+    if (!request.host_cpus.empty()) // inherited by QEMU and its threads
+        if (auto pinned = pin_to_host_cpus(request.host_cpus); !pinned)
+            std::fprintf(stderr, "initbench: cannot pin the boot to its host CPUs: %s\n",
+                         pinned.error().message().c_str());
+    const BootEnded ended = boot_and_write(request);
+    std::fputs(failure_lines(*ended.outcome).c_str(), stderr);
+    if (!ended.error.empty())
+        std::fprintf(stderr, "initbench: %s\n", ended.error.c_str());
+    std::fflush(nullptr);
+    ::_exit(ended.exit_code); // not exit(): the parent's objects are the parent's to end
 }
 
-class LocalBackend final : public BootBackend {
+class ChildBackend final : public BootBackend {
 public:
-    explicit LocalBackend(std::string cli) : cli_(std::move(cli)) {
+    ChildBackend() {
         g_signal = 0;
         struct sigaction sa {};
         sa.sa_handler = on_signal; // no SA_RESTART: waitpid returns EINTR
@@ -40,7 +104,7 @@ public:
         for (int sig : {SIGINT, SIGTERM, SIGHUP})
             ::sigaction(sig, &sa, &old_[sig]);
     }
-    ~LocalBackend() override {
+    ~ChildBackend() override {
         stop_all(SIGTERM);
         while (!children_.empty())
             reap(0);
@@ -51,28 +115,13 @@ public:
     Result<size_t> start(const BootRequest& request) override {
         if (g_signal)
             return Error{"interrupted"};
-        const auto argv = run_argv(cli_, request);
-        // The child's own messages (run --quiet says why a run failed) go next to its log.
-        const std::string errors = request.log_path + ".stderr";
-        int err = ::open(errors.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (err < 0)
-            return Error{"cannot write " + errors + ": " + std::strerror(errno)};
+        std::cout.flush(); // what is buffered is printed once, by the parent
+        std::fflush(nullptr);
         pid_t pid = ::fork();
-        if (pid < 0) {
-            ::close(err);
+        if (pid < 0)
             return Error{std::string("fork: ") + std::strerror(errno)};
-        }
-        if (pid == 0) {
-            ::prctl(PR_SET_PDEATHSIG, SIGTERM); // never outlive ab
-            ::dup2(err, 1);
-            ::dup2(err, 2);
-            if (!request.host_cpus.empty()) // inherited by QEMU and its threads
-                if (auto pinned = pin_to_host_cpus(request.host_cpus); !pinned)
-                    std::fprintf(stderr, "initbench ab: cannot pin the boot to its host CPUs: %s\n",
-                                 pinned.error().message().c_str());
-            exec_or_exit(argv);
-        }
-        ::close(err);
+        if (pid == 0)
+            boot_in_child(request);
         children_[pid] = next_id_;
         return next_id_++;
     }
@@ -80,7 +129,7 @@ public:
     std::optional<BootEnded> wait_any() override {
         while (!children_.empty()) {
             if (g_signal && !forwarded_) {
-                // A terminal's Ctrl-C reaches the children too; a kill of ab alone does not.
+                // A terminal's Ctrl-C reaches the children too; a kill of the parent alone does not.
                 stop_all(g_signal);
                 forwarded_ = true;
             }
@@ -114,17 +163,13 @@ private:
         BootEnded ended;
         ended.id = it->second;
         children_.erase(it);
-        if (WIFEXITED(status)) {
+        if (WIFEXITED(status))
             ended.exit_code = WEXITSTATUS(status);
-            if (ended.exit_code == 127)
-                ended.error = "could not start " + cli_;
-        } else {
-            ended.error = "initbench run was killed by signal " + std::to_string(WTERMSIG(status));
-        }
+        else
+            ended.error = "the boot's process was killed by signal " + std::to_string(WTERMSIG(status));
         return ended;
     }
 
-    std::string cli_;
     std::map<pid_t, size_t> children_;
     std::map<int, struct sigaction> old_;
     size_t next_id_ = 0;
@@ -133,8 +178,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<BootBackend> local_boot_backend(std::string cli) {
-    return std::make_unique<LocalBackend>(std::move(cli));
-}
+std::unique_ptr<BootBackend> in_process_boot_backend() { return std::make_unique<InProcessBackend>(); }
+
+std::unique_ptr<BootBackend> child_boot_backend() { return std::make_unique<ChildBackend>(); }
 
 } // namespace initbench

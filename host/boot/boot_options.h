@@ -1,10 +1,9 @@
 // How a kernel is to be booted, as the user asked: `run`, `bisect-step` and `ab` take the
 // same options (host/cli/boot_cli.h declares them once, host/engine/boot_plan.h plans a
-// boot from them), and ab hands them on to the boots its backend performs.
+// boot from them).
 #pragma once
 
 #include <string>
-#include <vector>
 
 namespace initbench {
 
@@ -20,8 +19,5 @@ struct BootOptions {
     double timeout_s = 600;       // seconds before QEMU is stopped
     std::string kernel_config;    // the kernel's .config ("": the one beside the kernel, if any)
 };
-
-// The options as `initbench run` takes them, before its --kernel, --out and parameters.
-std::vector<std::string> run_arguments(const BootOptions& o);
 
 } // namespace initbench

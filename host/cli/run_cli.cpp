@@ -3,6 +3,7 @@
 #include "common/summary.h"
 #include "host/base/output_file.h"
 #include "host/boot/boot.h"
+#include "host/boot/boot_backend.h"
 #include "host/boot/boot_files.h"
 #include "host/results/environment.h"
 #include "host/cli/boot_cli.h"
@@ -49,25 +50,20 @@ void add_output_options(CLI::App& cmd, OutputOptions& o) {
         ->capture_default_str();
 }
 
-int write_outputs(const ParsedLog& log, const Verdict& verdict, nlohmann::json host, nlohmann::json environment,
-                  const OutputOptions& o) {
-    auto doc = results_document(log, verdict, std::move(host), std::move(environment));
+// The document into --out, the summary (or, --quiet, why the run failed) on the terminal;
+// the verdict's exit code.
+int write_outputs(const BootOutcome& outcome, const OutputOptions& o) {
     if (!o.out_path.empty()) {
-        if (auto written = write_output_file(o.out_path, doc.dump(1) + "\n"); !written) {
+        if (auto written = write_document(o.out_path, outcome); !written) {
             std::fprintf(stderr, "initbench: %s\n", written.error().message().c_str());
             return kExitUsage;
         }
     }
-    if (!o.quiet) {
-        std::cout << printed_summary(log, verdict, o.format) << std::flush;
-    } else if (verdict.exit_code != kExitOk) {
-        // Quiet hides the summary, never a failure: its reason and its error records.
-        std::fprintf(stderr, "initbench: %s: %s\n", verdict.name.c_str(), verdict.reason.c_str());
-        for (const auto& r : log.records)
-            if (r.json.is_object() && r.json.value("type", "") == "error")
-                std::fprintf(stderr, "initbench: error: %s\n", error_text(r.json).c_str());
-    }
-    return verdict.exit_code;
+    if (!o.quiet)
+        std::cout << printed_summary(outcome.log, outcome.verdict, o.format) << std::flush;
+    else // quiet hides the summary, never a failure: its reason and its error records
+        std::fputs(failure_lines(outcome).c_str(), stderr);
+    return outcome.verdict.exit_code;
 }
 
 struct RunCommand {
@@ -108,9 +104,12 @@ int run(const RunCommand& c, const std::string& argv0) {
         return kExitBootFailure;
     }
     run.kernel_boot = std::move(kernel_boot.value());
-    RunResult r = boot_and_collect(run);
-    Verdict verdict = judge(r.log, r.child);
-    return write_outputs(r.log, verdict, std::move(r.host), std::move(r.environment), c.output);
+    auto backend = in_process_boot_backend();
+    if (auto started = backend->start(BootRequest{std::move(run), "", {}}); !started) {
+        std::fprintf(stderr, "initbench: %s\n", started.error().message().c_str());
+        return kExitInterrupted;
+    }
+    return write_outputs(*backend->wait_any()->outcome, c.output);
 }
 
 } // namespace
@@ -146,9 +145,12 @@ void add_parse_command(CLI::App& app) {
                 std::fprintf(stderr, "initbench parse: %s\n", parsed.error().message().c_str());
                 return int(kExitUsage);
             }
-            ParsedLog& log = parsed.value();
-            return write_outputs(log, judge(log, std::nullopt), {{"source", *log_path}}, parse_environment(),
-                                 *output);
+            BootOutcome outcome;
+            outcome.log = std::move(parsed.value());
+            outcome.verdict = judge(outcome.log, std::nullopt);
+            outcome.document = results_document(outcome.log, outcome.verdict, {{"source", *log_path}},
+                                                parse_environment());
+            return write_outputs(outcome, *output);
         });
     });
 }

@@ -56,6 +56,10 @@ struct RunFile {
 // that is not one is an Error; a failed run is a RunFile whose `failure` says why, with the
 // records that arrived.
 Result<RunFile> parse_run_document(std::string_view text, const std::string& path);
+// As parse_run_document, from the document itself (a boot of this process made it).
+Result<RunFile> run_file(const nlohmann::json& doc, const std::string& path);
+// As run_file, but a failed run is an Error too.
+Result<RunFile> results_of(const nlohmann::json& doc, const std::string& path);
 // As parse_run_document, but a failed run is an Error too: no numbers are taken from it.
 Result<RunFile> parse_results(std::string_view text, const std::string& path);
 Result<RunFile> read_results(const std::string& path);

@@ -51,8 +51,14 @@ json experiment_of(const json& header, const json& host) {
 } // namespace
 
 Result<RunFile> parse_run_document(std::string_view text, const std::string& path) {
-    json doc = json::parse(text.begin(), text.end(), nullptr, false);
-    if (doc.is_discarded() || !doc.is_object())
+    const json doc = json::parse(text.begin(), text.end(), nullptr, false);
+    if (doc.is_discarded())
+        return Error{path + ": not a JSON object"};
+    return run_file(doc, path);
+}
+
+Result<RunFile> run_file(const json& doc, const std::string& path) {
+    if (!doc.is_object())
         return Error{path + ": not a JSON object"};
     auto version = json_num(doc, "initbench_results");
     if (!version || *version != 1)
@@ -121,6 +127,8 @@ Result<RunFile> refuse_failed(Result<RunFile> run) {
 Result<RunFile> parse_results(std::string_view text, const std::string& path) {
     return refuse_failed(parse_run_document(text, path));
 }
+
+Result<RunFile> results_of(const json& doc, const std::string& path) { return refuse_failed(run_file(doc, path)); }
 
 Result<RunFile> read_run_document(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -157,11 +157,9 @@ private:
     BootRequest request(const Boot& b, const std::vector<unsigned>& host_cpus) const {
         BootRequest r;
         r.host_cpus = host_cpus;
-        r.kernel = sides_[b.side].kernel;
-        r.params = sides_[b.side].params;
-        r.options = cli_.boot;
+        r.run = sides_[b.side].run;
+        r.run.log_path = b.log.string();
         r.out_path = b.out.string();
-        r.log_path = b.log.string();
         return r;
     }
 
@@ -376,12 +374,6 @@ private:
     int exit_ = kAbDecided;
 };
 
-std::string self_exe() {
-    std::error_code ec;
-    auto p = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? "initbench" : p.string();
-}
-
 } // namespace
 
 int run_ab(AbCli cli) {
@@ -403,14 +395,26 @@ int run_ab(AbCli cli) {
     // Each side as `initbench run` will boot it, checked before the first boot: the image, the
     // guest's size (the experiment's machine.* too), the clock against it, the parameters.
     unsigned cpus = 1;
-    for (const auto& side : sides.value()) {
+    for (auto& side : sides.value()) {
         auto run = plan_boot(cli.boot, side.params, "initbench");
         if (!run)
             return usage(side.label + ": " + run.error().message());
         if (!settings_accepted("ab", run.value().boot.image, side.params, "", run.value().boot.cpus))
             return kAbUsage;
-        cli.boot.image = run.value().boot.image;
-        cpus = std::max(cpus, run.value().boot.cpus);
+        if (auto s = check_kernel_file(side.kernel, cli.boot.arch); !s)
+            return usage(side.label + ": --kernel " + s.error().message());
+        // Each kernel is extracted once, before the first boot: one that cannot boot as asked
+        // (a damaged bzImage, no PVH entry) fails here rather than in every boot.
+        auto kernel_boot = choose_kernel_boot(side.kernel, cli.boot.arch, boot_mode(cli.boot.boot), run.value().cache_dir);
+        if (!kernel_boot) {
+            std::cerr << "initbench ab: " << side.label << ": " << kernel_boot.error().message() << "\n";
+            return kAbFailed;
+        }
+        side.run = std::move(run.value());
+        side.run.boot.kernel = side.kernel;
+        side.run.kernel_boot = std::move(kernel_boot.value());
+        cli.boot.image = side.run.boot.image;
+        cpus = std::max(cpus, side.run.boot.cpus);
     }
     if (auto diff = experiment_difference(sides.value()); !diff.empty() && !cli.force) {
         std::cerr << "initbench ab: different experiments: " << diff
@@ -427,10 +431,15 @@ int run_ab(AbCli cli) {
         std::cerr << "initbench ab: " << s.error().message() << "\n";
         return kAbUsage;
     }
-    auto backend = local_boot_backend(self_exe());
+    auto backend = child_boot_backend();
     const bool fixed_slots = cli.jobs > 1 && cli.boot.clock != "icount";
-    Ab ab(std::move(cli), std::move(sides.value()), std::move(slots), fixed_slots);
-    return ab.run(*backend);
+    return drive_ab(std::move(cli), std::move(sides.value()), std::move(slots), fixed_slots, *backend);
+}
+
+int drive_ab(AbCli cli, std::vector<SidePlan> sides, std::vector<std::vector<unsigned>> slots, bool fixed_slots,
+             BootBackend& backend) {
+    Ab ab(std::move(cli), std::move(sides), std::move(slots), fixed_slots);
+    return ab.run(backend);
 }
 
 

@@ -4,6 +4,7 @@
 // change it could have detected). Everything goes to one output directory; a rerun resumes.
 #pragma once
 
+#include "host/boot/boot_backend.h"
 #include "host/engine/ab_plan.h"
 
 #include <map>
@@ -77,5 +78,12 @@ private:
 // Checks the plan the options describe (sides, image, parameters, the output directory's
 // earlier plan), then boots on this host until decided: one of AbExit.
 int run_ab(AbCli cli);
+
+// The boots and looks of a checked plan, through `backend` (this host's child processes, or
+// a test's fake): the sides booted interleaved on `slots` (host CPUs per boot at once; fixed:
+// each boot on the slot slot_of_boot gives it, looks every slots.size() boots a side), the
+// outputs written into cli.out_dir at each look. One of AbExit.
+int drive_ab(AbCli cli, std::vector<SidePlan> sides, std::vector<std::vector<unsigned>> slots, bool fixed_slots,
+             BootBackend& backend);
 
 } // namespace initbench

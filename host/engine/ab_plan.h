@@ -3,6 +3,7 @@
 #pragma once
 
 #include "common/result.h"
+#include "host/boot/boot.h"
 #include "host/boot/boot_options.h"
 
 #include <filesystem>
@@ -24,6 +25,7 @@ struct AbCli {
 struct SidePlan {
     std::string label, kernel;
     std::vector<std::string> params;
+    RunOptions run; // how each of its boots boots (run_ab plans it before the first)
 };
 
 // The sides the options describe, or why they describe none.

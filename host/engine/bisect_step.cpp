@@ -28,14 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Everything that can be checked before building: a bad command line aborts the bisection.
-struct Plan {
-    std::vector<RunFile> baseline;
-    bool paired = false;  // baseline[i] was booted beside step i (--baseline-kernel)
-    double bad_pct = 0;   // baseline mode
-    double threshold = 0; // threshold mode
-    int bad_sign = 0;
-};
+using Plan = StepPlan;
 
 // What a plan is for: a step (against --baseline or --threshold), or the good end's boots
 // that become a bisection's baseline (`initbench bisect`), when there is none yet.
@@ -200,6 +193,20 @@ int conclude(const StepBoots& boots, const StepDecision& decision) {
     return decision.exit_code;
 }
 
+// The kernel into a planned boot, as it boots (choose_kernel_boot); false, having said why
+// the step is skipped, when it cannot boot as asked.
+bool ready_to_boot(const BisectCli& cli, const std::string& kernel, RunOptions& run) {
+    auto kernel_boot = choose_kernel_boot(kernel, cli.boot.arch, boot_mode(cli.boot.boot), run.cache_dir);
+    if (!kernel_boot) {
+        bisect_say("skip: " + kernel_boot.error().message());
+        return false;
+    }
+    run.kernel_boot = std::move(kernel_boot.value());
+    run.boot.kernel = kernel;
+    run.echo = cli.progress;
+    return true;
+}
+
 // A step up to its first boot: the plan, the build, the kernel it left, the parameters and
 // both boots planned, the boots pinned. kBisectGood when ready to boot, else the exit code.
 int prepare(BisectCli& cli, const char* argv0, const PlanFor use, Prepared& out) {
@@ -252,6 +259,10 @@ int prepare(BisectCli& cli, const char* argv0, const PlanFor use, Prepared& out)
             bisect_say("warning: the boots are not pinned to host CPUs: " + pinned.error().message());
     out.run = std::move(run.value());
     out.base_run = std::move(base_run.value());
+    // Each bzImage is extracted once (cached by its SHA-256); its boots share the vmlinux.
+    if (!ready_to_boot(cli, cli.kernel, out.run) ||
+        (out.base_run && !ready_to_boot(cli, cli.baseline_kernel, *out.base_run)))
+        return kBisectSkip;
     return kBisectGood;
 }
 
@@ -261,11 +272,17 @@ int run_step(BisectCli& cli, const char* argv0) {
     Prepared ready;
     if (int rc = prepare(cli, argv0, PlanFor::step, ready); rc != kBisectGood)
         return rc;
-    StepBoots boots{cli, std::move(ready.run), std::move(ready.base_run)};
+    auto backend = in_process_boot_backend();
+    return drive_step(cli, ready.plan, *backend, std::move(ready.run), std::move(ready.base_run));
+}
+
+int drive_step(const BisectCli& cli, const StepPlan& plan, BootBackend& backend, RunOptions step,
+               std::optional<RunOptions> baseline) {
+    StepBoots boots{cli, backend, std::move(step), std::move(baseline)};
     for (unsigned i = 0; i < cli.boots; i++)
         if (int rc = boots.pair(); rc != kBisectGood)
             return rc;
-    Plan judged = ready.plan;
+    Plan judged = plan;
     judged.paired = boots.baseline.has_value();
     if (boots.baseline)
         judged.baseline = boots.bases;
@@ -295,7 +312,8 @@ int boot_baseline(BisectCli& cli, const char* argv0, unsigned count, std::vector
     Prepared ready;
     if (int rc = prepare(cli, argv0, PlanFor::baseline, ready); rc != kBisectGood)
         return rc;
-    StepBoots boots{cli, std::move(ready.run), std::nullopt, "good"};
+    auto backend = in_process_boot_backend();
+    StepBoots boots{cli, *backend, std::move(ready.run), std::nullopt, "good"};
     for (unsigned i = 0; i < count; i++)
         if (int rc = boots.pair(); rc != kBisectGood)
             return rc;

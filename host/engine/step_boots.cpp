@@ -1,6 +1,7 @@
 #include "host/engine/step_boots.h"
 
 #include "common/text.h"
+#include "host/boot/boot_backend.h"
 #include "host/boot/boot_files.h"
 #include "host/compare/bisect_decide.h"
 #include "host/engine/bisect_inputs.h"
@@ -9,7 +10,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <unistd.h>
 
@@ -89,42 +89,43 @@ unsigned next_step_number(const std::string& dir) {
 
 namespace {
 
-// Boots `kernel` `count` more times, numbered from `first`: each boot's document is saved
-// (LABEL-…), and a failed boot ends the step (a skip, or an abort when interrupted).
-Boots boot_all(const BisectCli& cli, const std::string& kernel, const char* label, RunOptions run,
+// Boots `run` (its kernel chosen) `count` more times through `backend`, numbered from `first`: each boot's
+// document is saved (LABEL-…), and a failed boot ends the step (a skip, or an abort when
+// interrupted).
+Boots boot_all(const BisectCli& cli, BootBackend& backend, const char* label, const RunOptions& run,
                unsigned step_number, unsigned first, unsigned count) {
     Boots out;
-    // Each bzImage is extracted once (cached by its SHA-256); its boots share the vmlinux.
-    auto kernel_boot = choose_kernel_boot(kernel, cli.boot.arch, boot_mode(cli.boot.boot), run.cache_dir);
-    if (!kernel_boot) {
-        bisect_say("skip: " + kernel_boot.error().message());
-        out.exit_code = kBisectSkip;
-        return out;
-    }
-    run.kernel_boot = std::move(kernel_boot.value());
-    run.boot.kernel = kernel;
-    run.echo = cli.progress;
     if (!cli.save_dir.empty())
         fs::create_directories(cli.save_dir);
     for (unsigned i = first; i < first + count; i++) {
-        RunResult r = boot_and_collect(run);
-        Verdict v = judge(r.log, r.child);
-        nlohmann::json doc = results_document(r.log, v, std::move(r.host), std::move(r.environment));
-        if (!cli.save_dir.empty()) {
-            std::string path = step_save_path(cli.save_dir, label, step_number, i);
-            std::ofstream(path) << doc.dump(1) << "\n";
-            out.saved.push_back(path);
-        }
-        if (v.exit_code == kExitInterrupted) {
-            bisect_say("interrupted while booting: " + v.reason);
+        BootRequest request{run, "", {}};
+        if (!cli.save_dir.empty())
+            request.out_path = step_save_path(cli.save_dir, label, step_number, i);
+        auto started = backend.start(request);
+        std::optional<BootEnded> ended;
+        if (started)
+            ended = backend.wait_any();
+        if (!ended || backend.interrupted() || ended->exit_code == kExitInterrupted) {
+            bisect_say("interrupted while booting" +
+                       (ended && ended->outcome ? ": " + ended->outcome->verdict.reason : std::string()));
             out.exit_code = kBisectInterrupted;
             return out;
         }
-        if (v.exit_code != kExitOk) {
+        if (!ended->outcome) {
+            bisect_say("skip: boot " + std::to_string(i) + " left no results: " + ended->error);
+            out.exit_code = kBisectSkip;
+            return out;
+        }
+        if (!request.out_path.empty() && ended->error.empty())
+            out.saved.push_back(request.out_path);
+        const nlohmann::json& doc = ended->outcome->document;
+        const std::string name = "boot " + std::to_string(i);
+        if (!ended->error.empty() || ended->exit_code != kExitOk) {
             // A run with error records is never good: its numbers may be of another
             // experiment (a misspelled key) or of a load that failed.
-            std::string why = v.name + " (" + v.reason + ")";
-            if (auto failed = parse_run_document(doc.dump(), ""); failed && !failed.value().errors.empty())
+            std::string why = !ended->error.empty() ? ended->error
+                                                    : doc.value("verdict", "?") + " (" + doc.value("reason", "") + ")";
+            if (auto failed = run_file(doc, name); failed && !failed.value().errors.empty())
                 why += ", the first: " + failed.value().errors.front();
             const std::string whose = std::string_view(label) == "baseline" ? "baseline " : "";
             bisect_say("skip: " + whose + "boot " + std::to_string(i) + " of " +
@@ -132,7 +133,7 @@ Boots boot_all(const BisectCli& cli, const std::string& kernel, const char* labe
             out.exit_code = kBisectSkip;
             return out;
         }
-        auto parsed = parse_results(doc.dump(), "boot " + std::to_string(i));
+        auto parsed = results_of(doc, name);
         if (!parsed) {
             bisect_say("skip: " + parsed.error().message());
             out.exit_code = kBisectSkip;
@@ -167,8 +168,8 @@ int StepBoots::one(bool of_baseline) {
     const unsigned n = unsigned(into.size() + 1);
     if (!cli.save_dir.empty() && number == 0)
         number = next_step_number(cli.save_dir); // before this step's first file
-    Boots more = of_baseline ? boot_all(cli, cli.baseline_kernel, "baseline", *baseline, number, n, 1)
-                             : boot_all(cli, cli.kernel, label, step, number, n, 1);
+    Boots more = of_baseline ? boot_all(cli, backend, "baseline", *baseline, number, n, 1)
+                             : boot_all(cli, backend, label, step, number, n, 1);
     if (!of_baseline)
         saved.insert(saved.end(), more.saved.begin(), more.saved.end());
     if (more.exit_code == kBisectGood)

@@ -4,6 +4,7 @@
 
 #include "common/result.h"
 #include "host/boot/boot.h"
+#include "host/boot/boot_backend.h"
 #include "host/engine/boot_plan.h"
 #include "host/compare/compare.h"
 
@@ -44,11 +45,12 @@ unsigned next_step_number(const std::string& dir);
 // B S, S B, B S, ...: a host whose speed drifts during the step moves both sides alike, and
 // those boots, not the --baseline files' numbers, are the baseline.
 struct StepBoots {
-    StepBoots(const BisectCli& cli, RunOptions step, std::optional<RunOptions> baseline,
+    StepBoots(const BisectCli& cli, BootBackend& backend, RunOptions step, std::optional<RunOptions> baseline,
               const char* label = "step")
-        : cli(cli), step(std::move(step)), baseline(std::move(baseline)), label(label) {}
+        : cli(cli), backend(backend), step(std::move(step)), baseline(std::move(baseline)), label(label) {}
 
     const BisectCli& cli;
+    BootBackend& backend; // boots in this process, or a test's fake
     RunOptions step;
     std::optional<RunOptions> baseline;
     const char* label; // the step's files in --save-dir: LABEL-NNN-bootB.json

@@ -2,7 +2,6 @@
 // clock, the kernel parameters) and of the boot options every booting subcommand shares.
 #include "host/base/process.h"
 #include "host/boot/qemu.h"
-#include "host/cli/boot_cli.h"
 #include "host/engine/boot_plan.h"
 #include "host/image/image_settings.h"
 
@@ -235,42 +234,6 @@ TEST(BootOptions, MicrovmTscFromTheClockOrTheHost) {
     ASSERT_TRUE(choose_machine_model(o, pc).ok());
     EXPECT_EQ(pc.model, MachineModel::pc);
     EXPECT_FALSE(pc.tsc_khz);
-}
-
-TEST(BootOptions, RunArgumentsReadBackThroughTheOneDeclaration) {
-    BootOptions given;
-    given.image = "/etc/hostname"; // --image must name a file
-    given.arch = "aarch64";
-    given.accel = "kvm";
-    given.boot = "bzimage";
-    given.clock = "icount";
-    given.machine = "microvm";
-    given.cpus = 3;
-    given.memory_mb = 2048;
-    given.timeout_s = 12.5;
-    given.kernel_config = "/etc/hosts";
-    CLI::App app;
-    BootOptions read;
-    add_boot_options(app, read);
-    const auto args = run_arguments(given);
-    std::vector<std::string> popped(args.rbegin(), args.rend()); // CLI11 takes them from the back
-    app.parse(popped);
-    EXPECT_EQ(read.image, given.image);
-    EXPECT_EQ(read.arch, given.arch);
-    EXPECT_EQ(read.accel, given.accel);
-    EXPECT_EQ(read.boot, given.boot);
-    EXPECT_EQ(read.clock, given.clock);
-    EXPECT_EQ(read.machine, given.machine);
-    EXPECT_EQ(read.cpus, given.cpus);
-    EXPECT_EQ(read.memory_mb, given.memory_mb);
-    EXPECT_EQ(read.timeout_s, given.timeout_s);
-    EXPECT_EQ(read.kernel_config, given.kernel_config);
-    // Unset sizes stay unset: the child sizes the guest from the experiment.
-    EXPECT_EQ(std::count(args.begin(), args.end(), "--cpus"), 1);
-    given.cpus = given.memory_mb = 0;
-    const auto bare = run_arguments(given);
-    EXPECT_EQ(std::count(bare.begin(), bare.end(), "--cpus"), 0);
-    EXPECT_EQ(std::count(bare.begin(), bare.end(), "--memory"), 0);
 }
 
 } // namespace
