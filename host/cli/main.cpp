@@ -5,6 +5,7 @@
 #include "host/cli/bisect.h"
 #include "host/cli/bisect_run.h"
 #include "host/cli/compare_cli.h"
+#include "host/cli/export_cli.h"
 #include "host/cli/keys_cli.h"
 #include "host/cli/kconfig_cli.h"
 #include "host/cli/lava_job_cli.h"
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
     initbench::add_kconfig_command(app);
     initbench::add_pack_command(app);
     initbench::add_compare_command(app);
+    initbench::add_export_command(app);
     initbench::add_bisect_command(app);
     initbench::add_bisect_run_command(app);
     initbench::add_report_command(app);
