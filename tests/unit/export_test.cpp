@@ -29,6 +29,14 @@ TEST(Export, EachMetricOfEachRoundIsADoneNumber) {
     EXPECT_EQ(doc["builds"][0]["architecture"], "x86_64");
 }
 
+// KCIDB's path takes letters, digits, '_' and '-' between its dots.
+TEST(Export, PathsKeepToKcidbsCharacters) {
+    EXPECT_EQ(path_of("fork/funclat:kernel_clone/percentiles.p99"),
+              (std::vector<std::string>{"fork", "funclat", "kernel_clone", "percentiles", "p99"}));
+    EXPECT_EQ(path_of("tcp[clients=64]/ops_per_s"), (std::vector<std::string>{"tcp-clients-64", "ops_per_s"}));
+    EXPECT_EQ(path_of("none#2/x y"), (std::vector<std::string>{"none-2", "x-y"}));
+}
+
 TEST(Export, IdsAreStableAndUnique) {
     TempDir dir;
     const std::string side = write_side(dir, "a", runs_at(200, "a", 2));
