@@ -10,6 +10,10 @@
 #     (fork.spin_us, each operation's spin worked out from one calibration boot of the
 #     clock): every DIFFERENT in the worse direction is a detection, with the boots a side it
 #     took. The row also shows the median change ab measured, the effect's true size;
+#   - histograms A/A (HIST_AA=N): N wall-clock boots of one kernel, split at random in halves
+#     HIST_SPLITS times (default 60), each split compared by `initbench compare`: every
+#     histogram called "differ" is a false alarm. Goal <= 5 %. The splits share their boots,
+#     so the row is a calibration of the rule, not independent trials;
 # on the instruction-counting clock and on the wall clock, at ab's defaults (--method auto:
 # Welch's t under icount, the permutation test on the wall clock; 95 %; -j as ab chooses) but
 # --min-effect 1 % unless MIN_EFFECT says: at ab's 5 % a 2 % change is never DIFFERENT. It
@@ -19,6 +23,7 @@
 #   scripts/bench-verdicts.sh [TRIALS] [MAX_BOOTS] [EFFECTS]   default: 100, 6, "2 5 10" ("": none)
 #   KERNEL=... CLOCKS="icount wall" JOBS=(ab's default) MIN_EFFECT=1 SPIN_US=(calibrated) AA=no (power rows only)
 #   NEAR_NULL="icount" (the clocks that get the near-null row; "" for none) INITBENCH=cli INITBENCH_IMAGE=image scripts/bench-verdicts.sh
+#   HIST_AA=12 HIST_SPLITS=60 scripts/bench-verdicts.sh 0   the histogram A/A row alone
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -118,13 +123,45 @@ print($spin if abs(got - want) <= 0.1 * want else max(1, round($spin * want / ma
   echo "$spin"
 }
 
+# N boots of one kernel on the wall clock, split in halves at random; prints the table row of
+# the histograms' verdicts over every split.
+histogram_aa() { # BOOTS SPLITS
+  local i
+  for ((i = 1; i <= $1; i++)); do
+    "$cli" run --kernel "$kernel" --image "$image" --quiet --out "$tmp/hist-$i.json" -- "${experiment[@]}" ||
+      echo "  histograms A/A: boot $i failed" >&2
+  done
+  python3 - "$cli" "$tmp" "$1" "$2" <<'PY'
+import glob, json, random, subprocess, sys
+cli, tmp, boots, splits = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+runs = sorted(glob.glob(f"{tmp}/hist-*.json"))
+rng = random.Random(53)
+tests = differ = undecided = 0
+for s in range(splits):
+    order = rng.sample(runs, len(runs))
+    half = len(order) // 2
+    out = subprocess.run([cli, "compare", ",".join(order[:half]), ",".join(order[half:2 * half]), "--format", "json"],
+                         capture_output=True, text=True)
+    for h in json.loads(out.stdout)["histograms"]:
+        for c in h["changes"]:
+            tests += 1
+            differ += c["significant"] is True
+            undecided += c["significant"] is None
+    print(f"  histograms A/A split {s + 1}/{splits}: {differ} differ of {tests}", file=sys.stderr)
+print(f"| histograms A/A ({len(runs)} boots, {splits} random splits of {len(runs) // 2} a side) | wall | {tests} tests | "
+      f"{differ} differ ({100 * differ / max(tests, 1):.1f} %) | | {undecided} no verdict | {boots - len(runs)} | | |")
+PY
+}
+
 {
   echo "bench-verdicts: $(date -u +%F), $(nproc) CPUs, $(uname -r) host, kernel $(basename "$kernel"),"
   echo "ab --max-boots $max_boots -j ${jobs:-default} --min-effect $min_effect, fork/ops_per_s, ${experiment[*]}"
   echo
   echo "| trial | clock | trials | DIFFERENT | SAME | UNKNOWN | failed | mean boots a side | median change |"
   echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+  [[ -z ${HIST_AA:-} ]] || histogram_aa "$HIST_AA" "${HIST_SPLITS:-60}"
   for clock in $clocks; do
+    ((trials > 0)) || break
     [[ ${AA:-yes} == no ]] || row "A/A" "$clock" ""
     [[ " ${NEAR_NULL-icount} " != *" $clock "* ]] || row "near-null (fork.spin_us=trial number)" "$clock" "initbench.fork.spin_us={i}"
     for pct in $effects; do

@@ -437,6 +437,12 @@ BREAKS = [
           'double mean = s["mean"].get<double>(), sd = ',
           'double mean = (at(sides[0], "mean").is_number() ? sides[0] : s)["mean"].get<double>(), sd = ',
           r"^report\.Page$"),
+    Break("histogram-events-decide", "a histogram's verdict is the chi-square over the pooled events, not the permutation of boots",
+          "host/compare/compare_sides.cpp", "hc.significant = !hc.unqualified && t.value().p < alpha",
+          "hc.significant = hc.events && hc.events->p < alpha", r"^HistogramVerdict\."),
+    Break("histogram-too-few-boots-judged", "a histogram with too few boots a side to reach the level is judged anyway",
+          "host/compare/compare_sides.cpp", "    if (hc.min_p >= alpha && !hc.unqualified) {", "    if (false) {",
+          r"^HistogramVerdict\."),
 ]
 
 

@@ -125,7 +125,10 @@ struct HistSeries {
     std::string id, group, name, unit;
     std::string shape; // buckets' identity; pooled only when equal
     std::vector<std::string> labels;
-    std::vector<double> counts;
+    std::vector<double> counts; // pooled over the runs
+    // Each run's own counts over the same labels (the runs that have the histogram): the
+    // boot, not the event, is the unit a difference is tested with.
+    std::vector<std::vector<double>> run_counts;
     bool shape_conflict = false;
 };
 
@@ -180,17 +183,24 @@ struct MetricRow {
     std::vector<Change> changes; // changes[i]: sides[i + 1] against sides[0]
 };
 
+// A histogram's change, tested with the boot as the unit: the KS distance of the sides'
+// pooled events, permuted over the runs. The chi-square test over the pooled events is kept
+// as a description only: it treats thousands of events of a few boots as independent.
 struct HistChange {
-    std::optional<stats::Homogeneity> test;
+    std::optional<stats::HistogramPermutation> test; // none: not tested (note says why)
+    std::optional<stats::Homogeneity> events;         // descriptive only
+    size_t runs_base = 0, runs = 0;                   // the boots a side
+    double min_p = 1;     // the smallest p these many boots a side can give
     bool significant = false;
     bool unqualified = false; // tested, but no verdict (Report::no_verdict)
-    std::string note;
+    std::string note;         // why not tested, or why no verdict is possible
 };
 
 struct HistRow {
     std::string id, group, name, unit;
     std::vector<std::string> labels;
     std::vector<std::vector<double>> counts; // per side, empty where the side lacks it
+    std::vector<std::vector<std::vector<double>>> run_counts; // per side, per run, over labels
     std::vector<HistChange> changes;
 };
 

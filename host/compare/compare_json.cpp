@@ -56,9 +56,14 @@ json metric_json(const MetricRow& m) {
 json histogram_json(const HistRow& h) {
     json changes = json::array();
     for (const auto& c : h.changes) {
-        json j = {{"significant", c.unqualified ? json() : json(c.significant)}, {"note", c.note}};
+        json j = {{"significant", c.unqualified ? json() : json(c.significant)},
+                  {"note", c.note},
+                  {"boots", {c.runs_base, c.runs}},
+                  {"min_p", c.min_p}};
         if (c.test)
-            j.update({{"chi2", c.test->chi2}, {"df", c.test->df}, {"p", c.test->p}, {"ks_d", c.test->ks_d}});
+            j.update({{"ks_d", c.test->ks_d}, {"p", c.test->p}, {"splits", c.test->splits}, {"exact", c.test->exact}});
+        if (c.events) // the pooled events' chi-square: a description, not the verdict's test
+            j["events"] = {{"chi2", c.events->chi2}, {"df", c.events->df}, {"p", c.events->p}};
         changes.push_back(std::move(j));
     }
     return {{"id", h.id},

@@ -66,6 +66,12 @@ public:
                 out.labels.push_back(bucket.first);
                 out.counts.push_back(bucket.second);
             }
+            for (const auto& [run, counts] : h.per_run) {
+                std::vector<double> row;
+                for (const auto& [key, bucket] : h.buckets)
+                    row.push_back(counts.count(key) ? counts.at(key) : 0);
+                out.run_counts.push_back(std::move(row));
+            }
             e.histograms.push_back(std::move(out));
         }
         return e;
@@ -75,6 +81,7 @@ private:
     struct PooledHist {
         HistSeries series;
         std::map<double, std::pair<std::string, double>> buckets; // order key -> label, count
+        std::map<size_t, std::map<double, double>> per_run;        // run -> order key -> count
     };
 
     void add(Series& s, double value) {
@@ -121,6 +128,7 @@ private:
             auto& bucket = h.buckets[key];
             bucket.first = number_label(key);
             bucket.second += e[1].get<double>();
+            h.per_run[run_][key] += e[1].get<double>();
         }
     }
 
@@ -141,6 +149,7 @@ private:
             auto& bucket = h.buckets[order];
             bucket.first = std::move(label);
             bucket.second += count;
+            h.per_run[run_][order] += count;
         };
         if (auto under = json_num(v, "under"))
             put(-1, min ? "<" + number_label(*min) : "under", *under);

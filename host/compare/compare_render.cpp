@@ -155,10 +155,10 @@ std::string histogram_verdict(const HistChange& c) {
     if (!c.test)
         return c.note;
     const auto& t = *c.test;
-    if (t.df == 0)
-        return "too few events outside one bucket to test";
-    std::string s = "chi2 " + format_number(t.chi2, "%.2f") + ", df " + std::to_string(t.df) +
-                    ", p " + format_number(t.p, "%.4f") + ", KS D " + format_number(t.ks_d, "%.3f");
+    std::string s = "KS D " + format_number(t.ks_d, "%.3f") + ", " + std::to_string(c.runs) + " vs " +
+                    std::to_string(c.runs_base) + " boots permuted: p " + format_number(t.p, "%.4f");
+    if (!c.note.empty())
+        return s + ": no verdict (" + c.note + ")";
     if (c.unqualified)
         return s + ": no verdict (one run a side)";
     return s + (c.significant ? ": distributions differ" : ": no significant difference");

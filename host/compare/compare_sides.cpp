@@ -3,6 +3,7 @@
 #include "host/compare/compare.h"
 
 #include "host/compare/compare_checks.h"
+#include "common/text.h"
 
 #include <algorithm>
 #include <map>
@@ -141,22 +142,54 @@ MetricRow metric_row(const Series& meta, const std::vector<Extracted>& found,
     return row;
 }
 
-HistChange histogram_change(const std::vector<double>& base, const std::vector<double>& next,
-                            const std::vector<std::string>& conflicts, const Report& report) {
+// The smallest p the permutation of runs can give: the observed split alone, and with equal
+// sides its mirror too (the distance does not change when the sides swap).
+double smallest_histogram_p(size_t a, size_t b) {
+    return (a == b ? 2.0 : 1.0) / stats::choose(a + b, a);
+}
+
+// The fewest boots a side (equal sides) at which the permutation of runs can reach `alpha`.
+size_t histogram_boots_needed(double alpha) {
+    size_t n = 1;
+    while (smallest_histogram_p(n, n) >= alpha && n < 1000)
+        n++;
+    return n;
+}
+
+HistChange histogram_change(const HistRow& row, size_t side, const std::vector<std::string>& conflicts,
+                            const Report& report) {
     HistChange hc;
+    const auto& base = row.run_counts[0];
+    const auto& next = row.run_counts[side];
+    hc.runs_base = base.size();
+    hc.runs = next.size();
     if (!conflicts.empty()) {
         hc.note = conflicts[0];
-    } else if (base.empty() || next.empty()) {
-        hc.note = "missing";
-    } else if (auto t = stats::compare_histograms(base, next)) {
-        hc.test = t.value();
-        // Events of one boot a side share its conditions as its rounds do.
-        hc.unqualified = !report.no_verdict.empty();
-        hc.significant = !hc.unqualified && t.value().p < 1 - report.options.confidence &&
-                         t.value().ks_d * 100 >= report.options.min_effect_pct;
-    } else {
-        hc.note = t.error().message();
+        return hc;
     }
+    if (base.empty() || next.empty()) {
+        hc.note = "missing";
+        return hc;
+    }
+    if (auto events = stats::compare_histograms(row.counts[0], row.counts[side]))
+        hc.events = events.value();
+    auto t = stats::histogram_permutation(base, next);
+    if (!t) {
+        hc.note = t.error().message();
+        return hc;
+    }
+    hc.test = t.value();
+    const double alpha = 1 - report.options.confidence;
+    hc.min_p = smallest_histogram_p(base.size(), next.size());
+    hc.unqualified = !report.no_verdict.empty();
+    if (hc.min_p >= alpha && !hc.unqualified) {
+        hc.unqualified = true;
+        hc.note = std::to_string(base.size()) + " and " + std::to_string(next.size()) +
+                  " boots give p >= " + format_number(hc.min_p, "%.3g") + ": too few to test at " +
+                  format_number(report.options.confidence * 100, "%g") + " % (" +
+                  std::to_string(histogram_boots_needed(alpha)) + " boots a side can)";
+    }
+    hc.significant = !hc.unqualified && t.value().p < alpha && t.value().ks_d * 100 >= report.options.min_effect_pct;
     return hc;
 }
 
@@ -174,22 +207,31 @@ HistRow histogram_row(const HistSeries& meta, const std::vector<Extracted>& foun
     std::optional<std::string> shape;
     for (const auto& e : found) {
         std::vector<double> counts;
+        std::vector<std::vector<double>> runs;
         for (const auto& h : e.histograms) {
             if (h.id != meta.id)
                 continue;
             if (h.shape_conflict || (shape && *shape != h.shape))
                 conflicts.push_back("the histograms' buckets differ");
             shape = h.shape;
-            counts.assign(row.labels.size(), 0);
-            for (size_t i = 0; i < h.labels.size(); i++) {
-                auto at = std::find(row.labels.begin(), row.labels.end(), h.labels[i]);
-                counts[size_t(at - row.labels.begin())] = h.counts[i];
-            }
+            // Over the union's labels: the side's own order may lack some of them.
+            auto in_row = [&](const std::vector<double>& own) {
+                std::vector<double> out(row.labels.size(), 0);
+                for (size_t i = 0; i < h.labels.size() && i < own.size(); i++) {
+                    auto at = std::find(row.labels.begin(), row.labels.end(), h.labels[i]);
+                    out[size_t(at - row.labels.begin())] = own[i];
+                }
+                return out;
+            };
+            counts = in_row(h.counts);
+            for (const auto& r : h.run_counts)
+                runs.push_back(in_row(r));
         }
         row.counts.push_back(std::move(counts));
+        row.run_counts.push_back(std::move(runs));
     }
     for (size_t i = 1; i < row.counts.size(); i++)
-        row.changes.push_back(histogram_change(row.counts[0], row.counts[i], conflicts, report));
+        row.changes.push_back(histogram_change(row, i, conflicts, report));
     return row;
 }
 

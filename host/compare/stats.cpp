@@ -31,15 +31,14 @@ Status check_confidence(double confidence) {
     return ok();
 }
 
-// C(n, k) as a double: the number of splits, compared against a cap, never enumerated past it.
+} // namespace
+
 double choose(size_t n, size_t k) {
     double c = 1;
     for (size_t i = 1; i <= k; i++)
         c = c * double(n - k + i) / double(i);
     return std::round(c);
 }
-
-} // namespace
 
 Result<Summary> summarize(std::span<const double> xs, Agg agg) {
     if (xs.empty())

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace initbench::stats {
 
@@ -176,5 +177,23 @@ struct Homogeneity {
     double ks_d = 0; // max |CDF_a - CDF_b| over bucket edges, 0..1
 };
 Result<Homogeneity> compare_histograms(std::span<const double> a, std::span<const double> b);
+
+// Two sides' histograms, one a run (a boot), over the same buckets: the Kolmogorov-Smirnov
+// distance of the sides' pooled histograms, and the share of the splits of all the runs into
+// groups of the sides' sizes whose pooled histograms are at least as far apart. Runs are
+// permuted, not events: the events of one boot share its host's conditions, and tested as
+// independent they call two halves of one kernel's boots different. Exact up to kExactSplits
+// splits, else kDraws random ones (a fixed seed).
+struct HistogramPermutation {
+    double ks_d = 0;
+    double p = 1;
+    double splits = 0;
+    bool exact = false;
+};
+Result<HistogramPermutation> histogram_permutation(const std::vector<std::vector<double>>& a,
+                                                   const std::vector<std::vector<double>>& b);
+
+// C(n, k) as a double: the number of splits, compared against a cap, never enumerated past it.
+double choose(size_t n, size_t k);
 
 } // namespace initbench::stats

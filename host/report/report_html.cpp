@@ -315,9 +315,11 @@ struct Builder {
                 const json& sig = at(c, "significant");
                 std::string word = sig.is_null() ? "no verdict" : sig.get<bool>() ? "distributions differ" : "no significant difference";
                 std::string cls = sig.is_null() ? "unjudged" : sig.get<bool>() ? "changed" : "same";
-                verdicts += "<div class=\"hv " + cls + "\">" + esc(who) + "χ² " + num(c["chi2"].get<double>()) +
-                            ", df " + str(c, "df") + ", p " + format_number(c["p"].get<double>(), "%.3g") + ", KS D " +
-                            format_number(c["ks_d"].get<double>(), "%.3f") + ": <b>" + word + "</b></div>";
+                if (!str(c, "note").empty())
+                    word = "no verdict: " + str(c, "note");
+                verdicts += "<div class=\"hv " + cls + "\">" + esc(who) + "KS D " +
+                            format_number(c["ks_d"].get<double>(), "%.3f") + ", boots permuted: p " +
+                            format_number(c["p"].get<double>(), "%.3g") + ": <b>" + esc(word) + "</b></div>";
             } else {
                 verdicts += "<div class=\"hv unjudged\">" + esc(who + str(c, "note")) + "</div>";
             }

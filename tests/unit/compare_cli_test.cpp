@@ -106,7 +106,7 @@ TEST_F(CompareCliTest, IcountRoundsAreMarkedAndFailOnIsQualified) {
     CliRun r = run({a, b});
     EXPECT_EQ(r.code, kCompareOk);
     EXPECT_NE(r.out.find("* -30."), std::string::npos) << r.out;
-    EXPECT_EQ(r.out.find("no verdict"), std::string::npos);
+    EXPECT_EQ(r.out.find("no verdict:"), std::string::npos) << "the metrics are judged";
     CliRun fail = run({a, b, "--fail-on", "ops_per_s:-5%"});
     EXPECT_EQ(fail.code, kCompareFailed);
     EXPECT_EQ(fail.err.find("effect size alone"), std::string::npos) << fail.err;

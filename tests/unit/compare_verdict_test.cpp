@@ -322,6 +322,66 @@ TEST(FailOn, FiresOnlyOnASignificantChangeInItsDirection) {
     EXPECT_TRUE(apply_fail_rules(same, {rule("ops_per_s:0.5%")}).fired.empty());
 }
 
+// ---- histograms judged by boots (issue 53) -----------------------------------------------
+
+// One wall-clock boot of a kernel whose funclat histogram puts `first` of its events in the
+// lower bucket: boots of one kernel differ in that share (the host's state of the moment),
+// and each boot has thousands of events.
+RunFile boot_with_share(double first, size_t n) {
+    json doc = make_doc(with_rates(V(3, 200 * kJitter[n % kJitter.size()]), "run" + std::to_string(n)));
+    for (auto& r : doc["records"])
+        if (r.value("probe", "") == "funclat")
+            r["log2"] = json{{1048576, std::round(3000 * first)}, {2097152, std::round(3000 * (1 - first))}};
+    auto run = results_of(doc, "boot" + std::to_string(n) + ".json");
+    EXPECT_TRUE(run.ok());
+    return run.ok() ? run.value() : RunFile{};
+}
+
+const HistChange& log2_change(const Report& r) {
+    for (const auto& h : r.histograms)
+        if (h.id == "fork/funclat:kernel_clone/log2")
+            return h.changes.at(0);
+    throw std::runtime_error("no log2 histogram");
+}
+
+// Boots of one kernel split in halves: their pooled events differ far beyond chance (a
+// chi-square over 27 000 events a side), their boots do not. Never "differ".
+TEST(HistogramVerdict, HalvesOfOneKernelsBootsNeverDiffer) {
+    const V shares = {0.75, 0.62, 0.5, 0.5, 0.77, 0.66, 0.47, 0.52, 0.53, 0.64, 0.73, 0.55};
+    for (size_t half : {3, 6}) {
+        Side a{"first", {}}, b{"second", {}};
+        for (size_t n = 0; n < 2 * half; n++)
+            (n % 2 ? b : a).runs.push_back(boot_with_share(shares[n], n));
+        auto r = compare_sides({a, b}, {});
+        ASSERT_TRUE(r.ok()) << r.error().message();
+        const HistChange& c = log2_change(r.value());
+        ASSERT_TRUE(c.events && c.test);
+        EXPECT_LT(c.events->p, 1e-6) << half << " a side: the pooled events call them different";
+        EXPECT_FALSE(c.significant) << half << " a side: p " << c.test->p;
+        const std::string text = render(r.value(), {Format::text, false});
+        EXPECT_EQ(text.find("distributions differ"), std::string::npos) << text;
+        if (half == 3)
+            EXPECT_NE(text.find("too few to test at 95 % (4 boots a side can)"), std::string::npos) << text;
+    }
+}
+
+// Two kernels whose every boot differs from every boot of the other: shown with 4 boots a side.
+TEST(HistogramVerdict, KernelsApartInEveryBootDiffer) {
+    Side a{"head", {}}, b{"patch", {}};
+    for (size_t n = 0; n < 4; n++) {
+        a.runs.push_back(boot_with_share(0.6 + 0.01 * double(n), n));
+        b.runs.push_back(boot_with_share(0.3 + 0.01 * double(n), n + 4));
+    }
+    auto r = compare_sides({a, b}, {});
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    const HistChange& c = log2_change(r.value());
+    ASSERT_TRUE(c.test);
+    EXPECT_NEAR(c.test->p, 2.0 / 70, 1e-12) << "the observed split and its mirror, of C(8, 4)";
+    EXPECT_TRUE(c.significant);
+    EXPECT_NE(render(r.value(), {Format::text, false}).find("4 vs 4 boots permuted: p 0.0286: distributions differ"),
+              std::string::npos);
+}
+
 // ---- no verdict on rounds of one wall-clock boot a side (issue 13) -------------------------
 
 TEST(NoVerdict, OneWallClockRunASideMarksNothing) {
