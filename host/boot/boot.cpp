@@ -2,9 +2,12 @@
 
 #include "host/base/host_load.h"
 #include "host/base/process.h"
+#include "host/boot/boot_stages.h"
 #include "host/boot/delay_loop.h"
+#include "host/boot/tftp_root.h"
 #include "host/results/environment.h"
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -69,23 +72,50 @@ private:
     bool seen_ = false;
 };
 
+Bootloader bootloader_of(FirmwarePath path) {
+    return path == FirmwarePath::none ? Bootloader::none : path == FirmwarePath::uboot ? Bootloader::uboot : Bootloader::ipxe;
+}
+
 struct Attempt {
     std::vector<std::string> argv;
     ChildOutcome child;
     LogParser parser;
     std::optional<double> others_busy_cpus; // other work on the host meanwhile (host_load.h)
+    std::unique_ptr<TftpRoot> tftp;         // a firmware boot's, removed with the attempt
+    BootStages stages{Bootloader::none};
 };
+
+// A firmware boot's TFTP root, laid out for this attempt's command line (its lpj= is known
+// only now); false, with the child's outcome saying why, when it cannot be.
+bool lay_out(const BootSpec& spec, BootSpec& booted, Attempt& a) {
+    auto root = lay_out_tftp_root(spec);
+    if (!root) {
+        a.child.end = ChildOutcome::End::spawn_failed;
+        a.child.error = "the TFTP root: " + root.error().message();
+        return false;
+    }
+    a.tftp = std::move(root.value());
+    booted.firmware.tftp_dir = a.tftp->tftp_dir;
+    booted.firmware.sercon_file = a.tftp->sercon_file;
+    a.stages = BootStages(bootloader_of(spec.firmware.path));
+    return true;
+}
 
 void attempt(const RunOptions& o, const BootSpec& spec, double first_output_deadline, Attempt& a,
              std::ofstream* log) {
-    a.argv = qemu_argv(spec);
+    BootSpec booted = spec;
+    if (spec.firmware.path != FirmwarePath::none && !lay_out(spec, booted, a))
+        return;
+    a.argv = qemu_argv(booted);
     EndWatcher end;
     ChildRun run;
     run.argv = a.argv;
     run.timeout_s = o.timeout_s;
     run.first_output_deadline_s = first_output_deadline;
+    const auto started = std::chrono::steady_clock::now();
     run.on_output = [&](std::string_view bytes) {
         a.parser.feed(bytes);
+        a.stages.feed(bytes, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         if (log)
             log->write(bytes.data(), static_cast<std::streamsize>(bytes.size())).flush();
         if (o.echo)
@@ -116,6 +146,20 @@ bool kvm_worth_trying(const RunOptions& o, std::string& note) {
     return false;
 }
 
+// host.boot of a firmware boot: the firmware files and their packages, the bootloader's
+// commands, the files served and how long each stage took.
+nlohmann::json firmware_boot_facts(const BootSpec& spec, const Attempt& a) {
+    nlohmann::json b = {{"firmware", firmware_facts(spec.firmware)},
+                        {"stages", a.stages.facts(a.child.wall_s > 0 ? a.child.wall_s : -1)}};
+    if (a.tftp) {
+        b["bootloader"] = {{"name", spec.firmware.path == FirmwarePath::uboot ? "U-Boot" : "iPXE"},
+                           {"script", a.tftp->script.name},
+                           {"commands", a.tftp->script.commands}};
+        b["tftp"] = a.tftp->facts();
+    }
+    return b;
+}
+
 // The results document's "host": what was booted, how, and how long it took.
 nlohmann::json host_facts(const RunOptions& o, const BootSpec& spec, const Attempt& a,
                           const std::string& accel_note, const DelayLoop& delay) {
@@ -139,6 +183,8 @@ nlohmann::json host_facts(const RunOptions& o, const BootSpec& spec, const Attem
           {"end_record_to_exit_s", c.complete_s >= 0 ? c.wall_s - c.complete_s : -1}}}};
     if (!o.kernel_boot.protocol.empty())
         host["boot"] = o.kernel_boot.facts();
+    if (spec.firmware.path != FirmwarePath::none)
+        host["boot"].update(firmware_boot_facts(spec, a));
     if (!o.machine.is_null())
         host["machine"] = o.machine;
     if (!accel_note.empty())
@@ -199,7 +245,11 @@ RunResult boot_and_collect(const RunOptions& o) {
     r.log = a->parser.result();
     r.child = a->child;
     r.host = host_facts(o, spec, *a, accel_note, delay);
-    r.environment = run_environment(a->argv.at(0), o.kernel_config);
+    if (spec.firmware.path != FirmwarePath::none) {
+        r.stopped_at = a->stages.where_it_stopped();
+        r.before_kernel = !a->stages.kernel_started();
+    }
+    r.environment = run_environment(qemu_binary(spec.arch), o.kernel_config);
     return r;
 }
 

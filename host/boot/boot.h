@@ -37,6 +37,10 @@ struct RunResult {
     ChildOutcome child;
     nlohmann::json host;        // facts for the results document
     nlohmann::json environment; // its fingerprint (host/results/environment.h)
+    // A firmware boot's last stage (host/boot/boot_stages.h), "" for a -kernel boot; and
+    // whether it stopped before the kernel printed anything.
+    std::string stopped_at;
+    bool before_kernel = false;
 };
 
 RunResult boot_and_collect(const RunOptions& options);

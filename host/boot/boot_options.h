@@ -11,7 +11,8 @@ struct BootOptions {
     std::string image;            // "": the image built or installed beside the CLI
     std::string arch = "x86_64";  // x86_64 | aarch64
     std::string accel = "auto";   // auto (KVM only where it really runs guests) | kvm | tcg
-    std::string boot = "auto";    // x86_64: auto | pvh | bzimage
+    std::string boot = "auto";    // x86_64: auto | pvh | bzimage | ipxe | uefi; aarch64: auto | u-boot
+    std::string keep_tftp;        // a firmware boot's TFTP root is laid out here and kept ("": removed)
     std::string clock = "wall";   // wall | icount
     std::string machine = "pc";   // x86_64: pc | microvm
     unsigned cpus = 0;            // 0: the experiment's machine.cpus, else 1

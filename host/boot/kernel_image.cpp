@@ -2,6 +2,7 @@
 
 #include "common/text.h"
 #include "host/base/hash.h"
+#include "host/boot/firmware_boot.h"
 #include "sys/mapping.h"
 
 #include <algorithm>
@@ -338,8 +339,25 @@ nlohmann::json KernelBoot::facts() const {
 }
 
 BootMode boot_mode(const std::string& word) {
+    switch (firmware_path(word)) {
+    case FirmwarePath::ipxe: return BootMode::ipxe;
+    case FirmwarePath::uefi: return BootMode::uefi;
+    case FirmwarePath::uboot: return BootMode::uboot;
+    case FirmwarePath::none: break;
+    }
     return word == "pvh" ? BootMode::pvh : word == "bzimage" ? BootMode::bzimage : BootMode::auto_;
 }
+
+namespace {
+
+FirmwarePath firmware_of(BootMode mode) {
+    return mode == BootMode::ipxe ? FirmwarePath::ipxe
+           : mode == BootMode::uefi ? FirmwarePath::uefi
+           : mode == BootMode::uboot ? FirmwarePath::uboot
+                                     : FirmwarePath::none;
+}
+
+} // namespace
 
 Result<KernelBoot> choose_kernel_boot(const std::string& kernel, const std::string& arch, BootMode mode,
                                       const std::string& cache_dir) {
@@ -349,6 +367,12 @@ Result<KernelBoot> choose_kernel_boot(const std::string& kernel, const std::stri
         b.kernel_sha256 = sha256_file(kernel);
     } catch (const std::exception& e) {
         return Error{e.what()};
+    }
+    if (const FirmwarePath firmware = firmware_of(mode); firmware != FirmwarePath::none) {
+        // The firmware loads the file as a board's would: nothing is taken out of it here.
+        IB_TRY(check_firmware_kernel(kernel, firmware));
+        b.protocol = firmware_path_name(firmware);
+        return b;
     }
     if (arch != "x86_64") {
         if (mode == BootMode::pvh)

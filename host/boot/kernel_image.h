@@ -57,9 +57,11 @@ struct PvhKernel {
 // found there. An error when the file is a damaged bzImage or the cache cannot be written.
 Result<PvhKernel> pvh_kernel(const std::string& kernel, const std::string& sha256, const std::string& cache_dir);
 
-enum class BootMode { auto_, pvh, bzimage };
+// ipxe, uefi and uboot boot as a board does (host/boot/firmware_boot.h): the kernel file is
+// served over TFTP as it is.
+enum class BootMode { auto_, pvh, bzimage, ipxe, uefi, uboot };
 
-// "pvh", "bzimage", anything else auto (the command lines check the word).
+// "pvh", "bzimage", "ipxe", "uefi", "u-boot", anything else auto (the command lines check the word).
 BootMode boot_mode(const std::string& word);
 
 // How a run boots its kernel: what QEMU gets as -kernel, and the facts of host.boot.
@@ -73,7 +75,8 @@ struct KernelBoot {
 };
 
 // Picks the boot protocol. An error when `mode` is pvh and PVH is impossible, when the
-// kernel is a damaged bzImage, or when it cannot be read.
+// kernel is a damaged bzImage, when it cannot be read, or when a firmware path cannot boot it
+// (check_firmware_kernel).
 Result<KernelBoot> choose_kernel_boot(const std::string& kernel, const std::string& arch, BootMode mode,
                                       const std::string& cache_dir);
 

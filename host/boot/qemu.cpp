@@ -73,8 +73,13 @@ std::vector<std::string> qemu_argv(const BootSpec& spec) {
     if (spec.topology)
         smp += ",sockets=" + std::to_string(spec.topology->sockets) + ",cores=" + std::to_string(spec.topology->cores) +
                ",threads=" + std::to_string(spec.topology->threads);
-    add({"-smp", smp, "-m", std::to_string(spec.memory_mb), "-kernel",
-         spec.kernel, "-initrd", spec.image, "-append", kernel_cmdline(spec)});
+    add({"-smp", smp, "-m", std::to_string(spec.memory_mb)});
+    if (spec.firmware.path != FirmwarePath::none) {
+        const auto more = firmware_qemu_args(spec.firmware);
+        argv.insert(argv.end(), more.begin(), more.end());
+        return argv;
+    }
+    add({"-kernel", spec.kernel, "-initrd", spec.image, "-append", kernel_cmdline(spec)});
     return argv;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "common/machine.h"
+#include "host/boot/firmware_boot.h"
 
 #include <optional>
 #include <string>
@@ -31,6 +32,9 @@ struct BootSpec {
     std::vector<std::string> params;     // initbench.KEY=VALUE and any kernel parameter
     std::optional<unsigned long long> lpj; // lpj= after params (host/boot/delay_loop.h)
     std::optional<unsigned long> tsc_khz;  // microvm: the guest TSC's frequency, tsc_early_khz=
+    // A board's boot (host/boot/firmware_boot.h): the firmware fetches kernel and image from
+    // firmware.tftp_dir, and QEMU gets no -kernel, -initrd or -append.
+    FirmwareSpec firmware;
 };
 
 // The most vCPUs QEMU's machine takes: x86_64's pc machine without an IOMMU (x2APIC IDs

@@ -18,9 +18,14 @@ void add_boot_options(CLI::App& cmd, BootOptions& o) {
         ->capture_default_str();
     cmd.add_option("--boot", o.boot,
                    "x86_64: pvh boots the vmlinux inside a bzImage at its PVH entry (no decompression in the "
-                   "guest); auto does where the kernel has one")
-        ->check(CLI::IsMember({"auto", "pvh", "bzimage"}))
+                   "guest); auto does where the kernel has one. As a board boots, the kernel and image fetched "
+                   "over DHCP and TFTP: ipxe (x86_64: SeaBIOS, iPXE), uefi (x86_64: OVMF, iPXE's EFI build, the "
+                   "kernel's EFI stub), u-boot (aarch64: U-Boot's distro boot script, booti)")
+        ->check(CLI::IsMember({"auto", "pvh", "bzimage", "ipxe", "uefi", "u-boot"}))
         ->capture_default_str();
+    cmd.add_option("--keep-tftp", o.keep_tftp,
+                   "--boot ipxe, uefi or u-boot: lay the TFTP root (kernel, image, bootloader script) out in this "
+                   "directory and keep it (default: a temporary one, removed)");
     cmd.add_option("--clock", o.clock, "wall, or icount: QEMU's instruction-counting clock (TCG)")
         ->check(CLI::IsMember({"wall", "icount"}))
         ->capture_default_str();

@@ -5,6 +5,7 @@
 #include "host/boot/boot.h"
 #include "host/boot/boot_backend.h"
 #include "host/boot/boot_files.h"
+#include "host/boot/firmware_boot.h"
 #include "host/results/environment.h"
 #include "host/cli/boot_cli.h"
 #include "host/engine/boot_plan.h"
@@ -88,6 +89,11 @@ int run(const RunCommand& c, const std::string& argv0) {
     auto planned = plan_boot(c.boot, c.params, argv0.c_str());
     if (!planned) {
         std::fprintf(stderr, "initbench: %s\n", planned.error().message().c_str());
+        return kExitUsage;
+    }
+    // A kernel the firmware path cannot boot is the command line's mistake, found before QEMU.
+    if (auto s = check_firmware_kernel(c.kernel, firmware_path(c.boot.boot)); !s) {
+        std::fprintf(stderr, "initbench: --kernel %s\n", s.error().message().c_str());
         return kExitUsage;
     }
     RunOptions& run = planned.value();

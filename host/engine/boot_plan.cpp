@@ -25,6 +25,22 @@ Result<unsigned long> guest_tsc_khz(bool icount) {
     return static_cast<unsigned long>(std::lround(*khz));
 }
 
+// --boot ipxe, uefi or u-boot: its firmware files, on a machine that has the NIC it boots from.
+Result<FirmwareSpec> plan_firmware_boot(const BootOptions& o) {
+    const FirmwarePath path = firmware_path(o.boot);
+    if (path == FirmwarePath::none) {
+        if (!o.keep_tftp.empty())
+            return Error{"--keep-tftp: only a firmware boot has a TFTP root (--boot ipxe, uefi or u-boot)"};
+        return FirmwareSpec{};
+    }
+    if (o.machine == "microvm")
+        return Error{"--boot " + o.boot + ": microvm has no PCI bus for the NIC a firmware boots from (--machine pc)"};
+    auto spec = plan_firmware(path, o.arch);
+    if (spec)
+        spec.value().keep_tftp = o.keep_tftp;
+    return spec;
+}
+
 } // namespace
 
 Status choose_machine_model(const BootOptions& o, BootSpec& boot) {
@@ -50,6 +66,10 @@ Result<RunOptions> plan_boot(const BootOptions& o, const std::vector<std::string
         return Error{"--image " + s.error().message()};
     if (o.boot == "pvh" && o.arch != "x86_64")
         return Error{"--boot pvh: PVH is an x86_64 boot protocol"};
+    if (auto firmware = plan_firmware_boot(o); !firmware)
+        return firmware.error();
+    else
+        run.boot.firmware = std::move(firmware.value());
     run.boot.params = params;
 
     const auto machine = choose_machine(image_settings(run.boot.image, params).config,
