@@ -11,8 +11,9 @@ namespace {
 
 // The side a --git-... value is for: its label, or the candidate (the last side) for "".
 Result<size_t> side_named(const ExportInput& input, const std::string& label) {
-    if (label.empty())
-        return input.sides.size() - 1;
+    if (label.empty()) // the candidate: the last side that is not the baseline
+        return input.baseline == input.sides.size() - 1 && input.sides.size() > 1 ? input.sides.size() - 2
+                                                                                   : input.sides.size() - 1;
     for (size_t i = 0; i < input.sides.size(); i++)
         if (input.sides[i].label == label)
             return i;
@@ -47,8 +48,7 @@ bool complete(const Run& r) { return r.file.failure.empty() && r.file.errors.emp
 // kernel and the latest start of its boots.
 struct Compared {
     std::vector<Side> sides;
-    std::vector<size_t> kernels;
-    std::vector<std::string> start_times;
+    std::vector<SideFacts> facts;
 };
 
 Compared compared_sides(const ExportInput& input, Model& model, const std::vector<std::vector<size_t>>& run_kernels) {
@@ -59,16 +59,17 @@ Compared compared_sides(const ExportInput& input, Model& model, const std::vecto
     Compared out;
     for (size_t i : order) {
         Side side{input.sides[i].label, {}};
-        std::string latest;
-        size_t kernel = 0;
+        SideFacts facts;
         for (size_t r = 0; r < input.sides[i].runs.size(); r++) {
             const Run& run = input.sides[i].runs[r];
             if (!complete(run))
                 continue;
-            if (side.runs.empty())
-                kernel = run_kernels[i][r];
+            if (side.runs.empty()) {
+                facts.kernel = run_kernels[i][r];
+                facts.platform = platform_of(run.context);
+            }
             side.runs.push_back(run.file);
-            latest = std::max(latest, run.context.start_time);
+            facts.start_time = std::max(facts.start_time, run.context.start_time);
         }
         if (side.runs.empty()) {
             model.warnings.push_back(side.label + " has no complete run: no verdicts " +
@@ -78,8 +79,7 @@ Compared compared_sides(const ExportInput& input, Model& model, const std::vecto
             continue;
         }
         out.sides.push_back(std::move(side));
-        out.kernels.push_back(kernel);
-        out.start_times.push_back(latest);
+        out.facts.push_back(std::move(facts));
     }
     return out;
 }
@@ -118,7 +118,7 @@ Result<Model> build_model(const ExportInput& input, const ModelOptions& options)
     auto report = compare_sides(c.sides, input.options);
     if (!report)
         return Error{"refused: " + report.error().message()};
-    for (Test& t : verdict_tests(report.value(), c.kernels, c.start_times, options.fail_on))
+    for (Test& t : verdict_tests(report.value(), c.facts, options.fail_on))
         model.tests.push_back(std::move(t));
     return model;
 }

@@ -97,9 +97,23 @@ Result<Model> build_model(const ExportInput& input, const ModelOptions& options)
 // A run's kernel, and the run's tests (export_runs.cpp).
 Kernel kernel_of(const Run& run, const std::string& label);
 std::vector<Test> run_tests(const Run& run, size_t kernel, const std::string& suite);
-// The verdicts of each later side against the baseline (export_verdicts.cpp).
-std::vector<Test> verdict_tests(const Report& report, const std::vector<size_t>& kernels,
-                                const std::vector<std::string>& start_times,
+// Where a boot ran: QEMU's binary, machine and accelerator in words, and as figures.
+struct Platform {
+    std::string words;
+    std::vector<Figure> figures;
+};
+Platform platform_of(const RunContext& c);
+
+// What a compared side's verdict tests take from its boots: its kernel, the start of its
+// latest boot and where its first boot ran.
+struct SideFacts {
+    size_t kernel = 0;
+    std::string start_time;
+    Platform platform;
+};
+// The verdicts of each later side against the baseline (export_verdicts.cpp); facts[i] is
+// the report's side i's.
+std::vector<Test> verdict_tests(const Report& report, const std::vector<SideFacts>& facts,
                                 const std::vector<FailRule>& fail_on);
 
 // A metric id as path components: "fork/funclat:kernel_clone/avg" -> fork, funclat,

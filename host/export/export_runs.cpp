@@ -79,12 +79,6 @@ json number_json(double x) {
 // its header), a digest of the document.
 std::string run_key(const Run& run) { return !run.file.run_id.empty() ? run.file.run_id : "doc-" + run.context.content; }
 
-std::string platform_of(const RunContext& c) {
-    if (c.qemu_binary.empty() && c.accel.empty())
-        return "not recorded (a log parsed from another runner)";
-    return (c.qemu_binary.empty() ? std::string("qemu") : c.qemu_binary) + " machine " +
-           (c.machine.empty() ? "default" : c.machine) + ", accel " + (c.accel.empty() ? "?" : c.accel);
-}
 
 // What every test of the run carries: the boot, the clock and the environment.
 Test run_base(const Run& run, size_t kernel, const std::string& suite) {
@@ -95,12 +89,9 @@ Test run_base(const Run& run, size_t kernel, const std::string& suite) {
     t.suite = suite;
     t.start_time = c.start_time;
     t.log_name = c.log_name;
-    t.platform = platform_of(c);
-    t.environment = {{"platform", t.platform}, {"arch", c.arch}, {"accel", c.accel}, {"machine", c.machine}};
-    if (c.cpus)
-        t.environment.emplace_back("cpus", number_json(*c.cpus));
-    if (c.memory_mb)
-        t.environment.emplace_back("memory_mb", number_json(*c.memory_mb));
+    Platform p = platform_of(c);
+    t.platform = p.words;
+    t.environment = p.figures;
     t.misc = {{"run_id", f.run_id},
               {"file", std::filesystem::path(f.path).filename().string()},
               {"clock", f.clock},
@@ -166,6 +157,21 @@ Test skip_test(const Test& base, const json& record, double round) {
 }
 
 } // namespace
+
+Platform platform_of(const RunContext& c) {
+    Platform p;
+    if (c.qemu_binary.empty() && c.accel.empty())
+        p.words = "not recorded (a log parsed from another runner)";
+    else
+        p.words = (c.qemu_binary.empty() ? std::string("qemu") : c.qemu_binary) + " machine " +
+                  (c.machine.empty() ? "default" : c.machine) + ", accel " + (c.accel.empty() ? "?" : c.accel);
+    p.figures = {{"platform", p.words}, {"arch", c.arch}, {"accel", c.accel}, {"machine", c.machine}};
+    if (c.cpus)
+        p.figures.emplace_back("cpus", number_json(*c.cpus));
+    if (c.memory_mb)
+        p.figures.emplace_back("memory_mb", number_json(*c.memory_mb));
+    return p;
+}
 
 std::vector<Test> run_tests(const Run& run, size_t kernel, const std::string& suite) {
     const RunFile& f = run.file;

@@ -129,15 +129,16 @@ std::string side_key(const SideInfo& s) { return digest(join(s.run_ids, ",")); }
 
 } // namespace
 
-std::vector<Test> verdict_tests(const Report& report, const std::vector<size_t>& kernels,
-                                const std::vector<std::string>& start_times,
+std::vector<Test> verdict_tests(const Report& report, const std::vector<SideFacts>& facts,
                                 const std::vector<FailRule>& fail_on) {
     std::vector<Test> tests;
     for (const MetricRow& m : report.metrics)
         for (size_t side = 1; side < m.sides.size() && side <= m.changes.size(); side++) {
             Test t;
             t.id = "verdict:" + side_key(report.sides[0]) + ":" + side_key(report.sides[side]) + ":" + m.id;
-            t.kernel = kernels[side];
+            t.kernel = facts[side].kernel;
+            t.platform = facts[side].platform.words;
+            t.environment = facts[side].platform.figures;
             t.path = path_of(m.id);
             t.path.insert(t.path.begin(), "compare");
             t.suite = report.sides[side].label + " vs " + report.sides[0].label;
@@ -147,7 +148,7 @@ std::vector<Test> verdict_tests(const Report& report, const std::vector<size_t>&
             t.verdict = m.changes[side - 1].verdict;
             t.value = m.changes[side - 1].pct;
             t.unit = "%";
-            t.start_time = start_times[side];
+            t.start_time = facts[side].start_time;
             t.comment = comment_of(report, m, side);
             add_figures(t, report, m, side);
             for (const auto& f : t.misc)

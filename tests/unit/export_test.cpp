@@ -114,6 +114,8 @@ TEST(Export, AWorseDifferentIsFailAndABetterOneIsPass) {
     EXPECT_NE(worse["comment"].get<std::string>().find("DIFFERENT vs 6.1.0-57-amd64 baseline"), std::string::npos)
         << worse["comment"];
     EXPECT_EQ(worse["misc"]["interval_pct"].size(), 2u);
+    EXPECT_EQ(worse["environment"]["misc"]["platform"], "qemu-system-x86_64 machine default, accel tcg");
+    EXPECT_FALSE(worse["start_time"].get<std::string>().empty());
     auto better = verdict(runs_at(200, "a"), runs_at(260, "b", 5, "bb"));
     EXPECT_EQ(better["misc"]["verdict"], "DIFFERENT");
     EXPECT_EQ(better["status"], "PASS");
