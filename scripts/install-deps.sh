@@ -32,6 +32,9 @@ test_packages=(
   bzip2 lzop lz4 zstd xz-utils
   # the aarch64 image boots under this
   qemu-system-arm
+  # run --boot ipxe|uefi|u-boot: the firmware a board boots through (SeaBIOS, iPXE's NIC
+  # ROMs, OVMF, U-Boot for QEMU's virt), and mkimage to check the U-Boot script initbench writes
+  seabios ipxe-qemu ovmf u-boot-qemu u-boot-tools
   # results documents are validated against docs/schema/
   python3-jsonschema
   # the tests' and scripts' Python is checked for undefined and unused names (lint.python)
