@@ -443,6 +443,11 @@ BREAKS = [
     Break("histogram-too-few-boots-judged", "a histogram with too few boots a side to reach the level is judged anyway",
           "host/compare/compare_sides.cpp", "    if (hc.min_p >= alpha && !hc.unqualified) {", "    if (false) {",
           r"^HistogramVerdict\."),
+    Break("ab-interrupt-counts-the-fewest", "an interrupted ab says the fewest boots a side were kept, not each side's",
+          "host/engine/ab.cpp", 'sides_[s].label + " " + std::to_string(done_[s].size());',
+          'sides_[s].label + " " + std::to_string(boots_a_side());', r"^AbDriver\."),
+    Break("ab-interrupt-compares-nothing", "an interrupted ab writes no comparison of what finished",
+          "host/engine/ab.cpp", "            judge_what_finished();", "", r"^AbDriver\."),
 ]
 
 

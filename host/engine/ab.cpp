@@ -143,9 +143,8 @@ public:
             finished(order[r.position], *ended, backend.interrupted());
         }
         if (backend.interrupted()) {
-            say("interrupted: " + std::to_string(boots_a_side()) +
-                " boot(s) a side kept; the same command resumes");
-            write_outputs(); // what finished is judged and kept
+            say("interrupted: " + kept_words() + " kept; the same command resumes");
+            judge_what_finished();
             return kAbInterrupted;
         }
         if (exit_ == kAbFailed || exit_ == kAbRefused || exit_ == kAbUsage)
@@ -258,7 +257,8 @@ private:
         o.min_effect_pct = cli_.min_effect_pct;
         o.force = cli_.force;
         o.unit = SampleUnit::run; // boots are the samples: rounds of one boot are not independent
-        o.look = CompareOptions::Look{look.number, plan_.looks(), cli_.confidence};
+        if (look.number > 0)
+            o.look = CompareOptions::Look{look.number, plan_.looks(), cli_.confidence};
         return o;
     }
 
@@ -289,6 +289,40 @@ private:
         write_outputs();
         if (verdicts_.decided())
             stop_ = true;
+    }
+
+    // "A 1, B 0 finished boot(s)": what each side has kept, complete and in order.
+    std::string kept_words() const {
+        std::string words;
+        for (size_t s = 0; s < sides_.size(); s++)
+            words += (s ? ", " : "") + sides_[s].label + " " + std::to_string(done_[s].size());
+        return words + " finished boot(s)";
+    }
+
+    // On interrupt: every side's finished boots compared (as many a side as each has), at the
+    // first look's level, into the outputs; no look was planned there, so it decides nothing
+    // and ab resumes from these boots. The last look's outputs stay when no boot finished since.
+    void judge_what_finished() {
+        const size_t n = boots_a_side();
+        if (n == 0 || n == last_look_.boots) {
+            if (n == 0)
+                say("no comparison of what finished: a side has no finished boot");
+            return;
+        }
+        Look l = look_at(plan_, plan_.min_boots);
+        l.number = 0;
+        l.boots = n;
+        auto report = judge(l);
+        if (!report) {
+            say("no comparison of what finished: " + report.error().message());
+            return;
+        }
+        last_look_ = l;
+        report_ = std::move(report.value());
+        verdicts_ = chosen_verdicts(*report_, cli_.metrics);
+        say("what finished, " + std::to_string(n) + " boots a side, compared at the first look's level: " +
+            cli_.out_dir + "/comparison.txt");
+        write_outputs();
     }
 
     json ab_section() const {
@@ -399,7 +433,7 @@ int run_ab(AbCli cli) {
         auto run = plan_boot(cli.boot, side.params, "initbench");
         if (!run)
             return usage(side.label + ": " + run.error().message());
-        if (!settings_accepted("ab", run.value().boot.image, side.params, "", run.value().boot.cpus))
+        if (!settings_accepted("ab: side " + side.label, run.value().boot.image, side.params, "", run.value().boot.cpus))
             return kAbUsage;
         if (auto s = check_kernel_file(side.kernel, cli.boot.arch); !s)
             return usage(side.label + ": --kernel " + s.error().message());

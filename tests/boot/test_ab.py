@@ -193,14 +193,15 @@ class AbInterleaved(unittest.TestCase):
     def test_a_misspelled_key_is_refused_before_any_boot(self):
         p = self.typo
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
-        self.assertIn("initbench ab: cmdline: initbench.duraton=1: unknown key (did you mean 'initbench.duration'?)",
-                      p.stderr)
+        self.assertIn("initbench ab: side B: cmdline: initbench.duraton=1: unknown key (did you mean "
+                      "'initbench.duration'?)", p.stderr)
         self.assertEqual(list(self.dir.glob("typo/runs/*")), [], "nothing booted")
 
     def test_ctrl_c_keeps_what_finished_and_discards_the_cut_boot(self):
         p = self.interrupted
         self.assertEqual(p.returncode, 130, p.stdout + p.stderr)
-        self.assertIn("ab: interrupted: 0 boot(s) a side kept; the same command resumes", p.stdout)
+        self.assertIn("ab: interrupted: A 0, B 0 finished boot(s) kept; the same command resumes", p.stdout)
+        self.assertIn("ab: no comparison of what finished: a side has no finished boot", p.stdout)
         self.assertEqual(list((self.dir / "int/runs").glob("*.json")), [], "the cut boot is booted again")
         self.assertTrue((self.dir / "int/ab.json").exists(), "the plan stays for the rerun")
 

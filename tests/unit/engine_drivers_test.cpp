@@ -35,6 +35,7 @@ public:
 
     std::function<void(const BootRequest&)> on_start;
     std::vector<BootRequest> requests;
+    size_t interrupt_after = SIZE_MAX; // interrupted() once this many boots have started
 
     Result<size_t> start(const BootRequest& request) override {
         if (on_start)
@@ -65,7 +66,7 @@ public:
         return e;
     }
     size_t running() const override { return ended_.size(); }
-    bool interrupted() const override { return false; }
+    bool interrupted() const override { return requests.size() >= interrupt_after; }
 
 private:
     static std::string run_id(size_t n) {
@@ -211,6 +212,26 @@ TEST(AbDriver, EachBootIsItsSidesPlanInterleavedOrder) {
         EXPECT_EQ(fs::path(r.run.log_path).replace_extension(".json").string(), r.out_path);
         EXPECT_EQ(fs::path(r.out_path).parent_path(), dir.path() / "runs");
     }
+}
+
+// Interrupted with A's first boot and B's first two finished: the kept boots are counted a
+// side, not as the fewest a side, and what finished is compared (no planned look: nothing is
+// decided), exit 130.
+TEST(AbDriver, AnInterruptCountsEachSidesKeptBootsAndComparesThem) {
+    TempDir dir;
+    FakeBackend fake("icount", [](const std::string&, size_t n) { return noisy(1000, n, 0.01); });
+    fake.interrupt_after = 3; // A-001 B-001 B-002
+    testing::internal::CaptureStdout();
+    const int rc = drive(ab_options(dir.path().string(), 4), {side("A", "a"), side("B", "b")}, fake);
+    const std::string said = testing::internal::GetCapturedStdout();
+    EXPECT_EQ(rc, kAbInterrupted) << said;
+    EXPECT_NE(said.find("ab: interrupted: A 1, B 2 finished boot(s) kept; the same command resumes"), std::string::npos)
+        << said;
+    const auto j = read_json(dir / "comparison.json");
+    ASSERT_TRUE(j.is_object()) << said;
+    EXPECT_EQ(j["ab"]["look"], 0);
+    EXPECT_EQ(j["ab"]["boots_a_side"], 1);
+    EXPECT_FALSE(j["ab"]["decided"].get<bool>());
 }
 
 // bisect-step against results files of the good kernel, one boot a step and more while
