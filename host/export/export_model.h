@@ -26,6 +26,9 @@ struct RunContext {
     std::string start_time; // RFC 3339 (UTC); the document's file's time less the boot's
     std::string log_name;   // the console log's file name next to it ("r-001.log")
     std::string content;    // a digest of the document: the key of a run without a run id
+    // The kernel's .config when the boot was given it (run --kernel-config): its file's name
+    // and SHA-256; "" otherwise.
+    std::string config_name, config_sha256;
 };
 
 struct Run {
@@ -57,6 +60,7 @@ struct KernelFacts {
 // (its build id, else its image's SHA-256, else its release), so exports agree on it.
 struct Kernel {
     std::string key, release, build_id, sha256, arch, label;
+    std::string config_name, config_sha256;
     KernelFacts facts;
 };
 

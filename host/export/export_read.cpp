@@ -66,6 +66,9 @@ RunContext context_of(const json& doc, const std::string& path) {
     c.start_time = start_time(path, doc);
     c.log_name = fs::path(path).stem().string() + ".log";
     c.content = digest(doc.dump());
+    const json& config = json_obj(json_obj(doc, "environment"), "kernel_config");
+    c.config_name = fs::path(json_str(config, "path")).filename().string();
+    c.config_sha256 = json_str(config, "sha256");
     return c;
 }
 

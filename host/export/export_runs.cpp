@@ -64,6 +64,8 @@ Kernel kernel_of(const Run& run, const std::string& label) {
     k.build_id = f.build_id;
     k.sha256 = f.kernel_sha256;
     k.arch = run.context.arch;
+    k.config_name = run.context.config_name;
+    k.config_sha256 = run.context.config_sha256;
     k.label = label;
     return k;
 }

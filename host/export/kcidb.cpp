@@ -73,7 +73,12 @@ json build(const Kernel& k, const std::string& origin) {
               {"origin", origin},
               {"comment", no_nul(k.release)},
               {"status", "PASS"},
-              {"misc", figures({{"kernel_release", k.release}, {"build_id", k.build_id}, {"kernel_sha256", k.sha256}})}};
+              {"misc", figures({{"kernel_release", k.release},
+                                {"build_id", k.build_id},
+                                {"kernel_sha256", k.sha256},
+                                {"kernel_config_sha256", k.config_sha256}})}};
+    if (!k.config_name.empty())
+        b["config_name"] = no_nul(k.config_name);
     if (std::regex_match(k.arch, std::regex("[a-z0-9_]+")))
         b["architecture"] = k.arch;
     return b;

@@ -26,7 +26,10 @@ TEST(ExportJunit, EscapesWhatXmlCannotHoldAsIs) {
 
 Model one_of_each() {
     Model m;
-    m.kernels.push_back({"k", "6.1.0", "", "", "x86_64", "new", {}});
+    Kernel k;
+    k.key = "k";
+    k.label = "new";
+    m.kernels.push_back(k);
     auto test = [&](TestStatus s, std::optional<Decision> v, std::string excerpt) {
         Test t;
         t.id = std::to_string(m.tests.size());

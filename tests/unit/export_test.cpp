@@ -27,6 +27,19 @@ TEST(Export, EachMetricOfEachRoundIsADoneNumber) {
     EXPECT_EQ(doc["version"], (nlohmann::json{{"major", 5}, {"minor", 3}}));
     ASSERT_EQ(doc["builds"].size(), 1u);
     EXPECT_EQ(doc["builds"][0]["architecture"], "x86_64");
+    EXPECT_FALSE(doc["builds"][0].contains("config_name")); // not given to the boot
+}
+
+// A boot given the kernel's .config (run --kernel-config) names it on the build.
+TEST(Export, TheBuildNamesTheConfigWhenTheBootWasGivenIt) {
+    TempDir dir;
+    nlohmann::json doc = make_doc(Spec{});
+    doc["environment"]["kernel_config"] = {{"path", "/boot/config-6.1.0-57-amd64"}, {"sha256", "cc"}};
+    auto model = model_of({{dir.file("r.json", doc.dump())}, {}, "", {}});
+    ASSERT_TRUE(model.ok()) << model.error().message();
+    const auto build = kcidb_of(model.value())["builds"][0];
+    EXPECT_EQ(build["config_name"], "config-6.1.0-57-amd64");
+    EXPECT_EQ(build["misc"]["kernel_config_sha256"], "cc");
 }
 
 // KCIDB's path takes letters, digits, '_' and '-' between its dots.
