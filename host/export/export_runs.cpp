@@ -81,6 +81,9 @@ json number_json(double x) {
 // its header), a digest of the document.
 std::string run_key(const Run& run) { return !run.file.run_id.empty() ? run.file.run_id : "doc-" + run.context.content; }
 
+// The boot in a JUnit case's name, so that a side's boots give distinct cases: "run b5f77275".
+std::string base_name(const Run& run) { return "run " + run_key(run).substr(0, 12); }
+
 
 // What every test of the run carries: the boot, the clock and the environment.
 Test run_base(const Run& run, size_t kernel, const std::string& suite) {
@@ -116,7 +119,7 @@ Test error_test(const Run& run, size_t kernel, const std::string& suite) {
     const RunFile& f = run.file;
     Test t = run_base(run, kernel, suite);
     t.id = run_key(run) + ":run";
-    t.name = "boot " + f.run_id;
+    t.name = "boot " + base_name(run);
     t.status = TestStatus::error;
     std::string cause = f.failure.empty() ? "" : f.failure + "\n";
     for (const auto& e : f.errors)
@@ -132,7 +135,7 @@ Test metric_test(const Test& base, const Series& s, double value, double round, 
     const std::string r = number_label(round);
     t.id += ":r" + r + ":" + s.id + (repeat ? "#" + std::to_string(repeat + 1) : "");
     t.path = path_of(s.id);
-    t.name = s.id + " round " + r;
+    t.name = s.id + " round " + r + ", " + base.name;
     t.value = value;
     t.unit = s.unit;
     t.misc.emplace_back("round", number_json(round));
@@ -150,7 +153,7 @@ Test skip_test(const Test& base, const json& record, double round) {
     const std::string r = number_label(round);
     t.id += ":r" + r + ":" + group + ":unsupported";
     t.path = path_of(group);
-    t.name = group + " round " + r;
+    t.name = group + " round " + r + ", " + base.name;
     t.status = TestStatus::skip;
     t.excerpt = json_str(record, "reason", "the probe is not supported by this kernel");
     t.comment = group + " cannot run on this kernel: " + t.excerpt;
@@ -181,6 +184,7 @@ std::vector<Test> run_tests(const Run& run, size_t kernel, const std::string& su
         return {error_test(run, kernel, suite)};
     Test base = run_base(run, kernel, suite);
     base.id = run_key(run);
+    base.name = base_name(run);
     // One round at a time, so that each number knows its round.
     std::map<double, RunFile> rounds;
     for (const auto& r : f.records) {

@@ -161,6 +161,14 @@ class AbDirectory(unittest.TestCase):
         self.assertEqual(xsd_errors(xml), "")
         self.assertIn('<testsuite name="B vs A"', xml)
         self.assertIn("<failure ", xml)
+        # Each boot's case is its own: a side's five boots give five names per metric.
+        self.assertEqual(xml.count('<testcase name="fork/ops_per_s round 0, run A'), 5)
+
+    def test_baseline_named_by_label(self):
+        doc = kcidb("--baseline", "B", self.ab)
+        ops = [t for t in doc["tests"] if t["path"] == "initbench.compare.fork.ops_per_s"]
+        self.assertEqual(len(ops), 1)
+        self.assertEqual((ops[0]["misc"]["baseline"], ops[0]["status"]), ("B", "PASS"))
 
 
 class FailedRun(unittest.TestCase):
