@@ -448,6 +448,13 @@ BREAKS = [
           'sides_[s].label + " " + std::to_string(boots_a_side());', r"^AbDriver\."),
     Break("ab-interrupt-compares-nothing", "an interrupted ab writes no comparison of what finished",
           "host/engine/ab.cpp", "            judge_what_finished();", "", r"^AbDriver\."),
+    Break("ab-directory-not-split", "compare takes an ab directory as one side (its plan ignored)",
+          "host/compare/compare_read.cpp", 'if (!fs::exists(fs::path(args[i]) / "ab.json", ec)) {', "if (true) {",
+          r"^CompareCliTest\.(AnAb|ADirectory)"),
+    Break("directory-of-two-kernels-pooled", "a directory of two kernels' runs is pooled into one side",
+          "host/compare/compare_read.cpp",
+          "        if (const std::string differ = pooled_difference(side.runs); !differ.empty())",
+          "        if (const std::string differ; false)", r"^CompareCliTest\.(AnAb|ADirectory)"),
 ]
 
 

@@ -74,12 +74,22 @@ int run_compare(const CompareCli& cli) {
                      cli.sides.size());
         return kCompareUsage;
     }
+    auto named = expand_sides(cli.sides, cli.labels);
+    if (!named) {
+        std::fprintf(stderr, "initbench compare: %s\n", named.error().message().c_str());
+        return kCompareUsage;
+    }
+    const auto& [args, labels] = named.value();
+    if (args.size() < 2) {
+        std::fprintf(stderr, "initbench compare: one side (%s): give two or more, or an ab directory\n",
+                     labels.empty() ? "" : labels[0].c_str());
+        return kCompareUsage;
+    }
     // The gate: with rules, a failed run is not refused but fails it, and says why.
     const bool gate = !rules.empty() && !cli.allow_missing;
     std::vector<Side> sides;
-    const std::vector<std::string> labels = cli.labels.empty() ? side_labels(cli.sides) : cli.labels;
-    for (size_t i = 0; i < cli.sides.size(); i++) {
-        auto side = load_side(cli.sides[i], labels[i], gate);
+    for (size_t i = 0; i < args.size(); i++) {
+        auto side = load_side(args[i], labels[i], gate);
         if (!side) {
             std::fprintf(stderr, "initbench compare: refused: %s\n",
                          side.error().message().c_str());
@@ -144,9 +154,9 @@ void add_compare_command(CLI::App& app) {
     auto cli = std::make_shared<CompareCli>();
     auto* cmd = app.add_subcommand("compare", "Compare the results of kernels with statistics");
     cmd->footer(kCompareHelp);
-    cmd->add_option("sides", cli->sides, "SIDE SIDE [SIDE ...]: base first")
+    cmd->add_option("sides", cli->sides, "SIDE SIDE [SIDE ...]: base first; or an ab directory (its sides)")
         ->required()
-        ->expected(2, -1);
+        ->expected(1, -1);
     cmd->add_option("--format", cli->format, "auto: terminal on a terminal, text otherwise")
         ->check(CLI::IsMember({"auto", "terminal", "text", "markdown", "json", "csv"}))
         ->capture_default_str();

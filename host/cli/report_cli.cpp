@@ -63,7 +63,7 @@ void add_report_command(CLI::App& app) {
     auto cli = std::make_shared<ReportCli>();
     auto* cmd = app.add_subcommand("report", "Write one self-contained HTML page with plots for a run or a comparison");
     cmd->footer(kReportHelp);
-    cmd->add_option("sides", cli->sides, "SIDE [SIDE ...]: base first")->required()->expected(1, -1);
+    cmd->add_option("sides", cli->sides, "SIDE [SIDE ...]: base first; or an ab directory (its sides)")->required()->expected(1, -1);
     cmd->add_option("-o,--out", cli->out, "The HTML file to write")->capture_default_str();
     cmd->add_option("--labels", cli->labels, "Names of the sides, comma-separated")
         ->delimiter(',')

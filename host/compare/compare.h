@@ -284,6 +284,18 @@ std::string side_label(const std::string& arg, size_t index, size_t count);
 // Every side's label: side_label's, and for sides so named alike the shortest distinct end
 // of their paths ("gen/r1", "cloud/r1"); a path given twice gets "#N" the second time.
 std::vector<std::string> side_labels(const std::vector<std::string>& args);
+
+// The sides the command line names, with their labels: an `ab` output directory (its plan in
+// ab.json) stands for its sides, each its finished boots (runs/LABEL-NNN.json) under its
+// label; other arguments are sides as they are (labels: the given, else side_labels).
+struct SideArgs {
+    std::vector<std::string> args, labels;
+};
+Result<SideArgs> expand_sides(const std::vector<std::string>& args, const std::vector<std::string>& labels);
+
+// A directory given as one side must hold the runs of one kernel and one parameter set: the
+// first two runs that differ there, named, or "" when they all agree.
+std::string pooled_difference(const std::vector<RunFile>& runs);
 std::string metric_group(const nlohmann::json& record);
 // Host CPU sets (RunFile::host_cpus) in words: "CPU 0 and CPU 1", "CPU 0,1", "not recorded".
 std::string host_cpu_words(const std::vector<std::string>& sets);

@@ -9,6 +9,7 @@
 #include "common/text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -243,7 +244,86 @@ Result<Side> load_side(const std::string& arg, const std::string& label, bool ke
             return run.error();
         side.runs.push_back(std::move(run.value()));
     }
+    std::error_code ec;
+    if (fs::is_directory(arg, ec))
+        if (const std::string differ = pooled_difference(side.runs); !differ.empty())
+            return Error{arg + ": " + differ + ": give each its own side (an ab directory is split by side)"};
     return side;
+}
+
+std::string pooled_difference(const std::vector<RunFile>& runs) {
+    for (const RunFile& r : runs) {
+        const RunFile& first = runs.front();
+        if (r.build_id != first.build_id || r.kernel_sha256 != first.kernel_sha256)
+            return "runs of two kernels (" + fs::path(first.path).filename().string() + " and " +
+                   fs::path(r.path).filename().string() + ")";
+        if (r.cmdline != first.cmdline)
+            return "runs of two parameter sets ('" + first.cmdline + "' in " + fs::path(first.path).filename().string() +
+                   ", '" + r.cmdline + "' in " + fs::path(r.path).filename().string() + ")";
+    }
+    return "";
+}
+
+namespace {
+
+// An ab directory's sides: its plan's labels, each with its finished boots.
+Result<SideArgs> ab_directory_sides(const fs::path& dir) {
+    std::ifstream in(dir / "ab.json");
+    const json plan = json::parse(in, nullptr, false);
+    if (!plan.is_object() || !plan.contains("sides") || !plan["sides"].is_array())
+        return Error{(dir / "ab.json").string() + ": not an ab plan"};
+    SideArgs out;
+    for (const auto& s : plan["sides"]) {
+        const std::string label = s.value("label", "");
+        std::vector<std::string> files;
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(dir / "runs", ec)) {
+            const std::string name = e.path().filename().string();
+            // LABEL-NNN.json: the label, a dash, digits.
+            if (e.path().extension() == ".json" && name.size() > label.size() + 6 && name.starts_with(label + "-") &&
+                std::all_of(name.begin() + long(label.size()) + 1, name.end() - 5,
+                            [](unsigned char c) { return std::isdigit(c); }))
+                files.push_back(e.path().string());
+        }
+        if (files.empty())
+            return Error{dir.string() + ": side " + label + " has no finished boot"};
+        std::sort(files.begin(), files.end());
+        std::string arg;
+        for (const auto& f : files)
+            arg += (arg.empty() ? "" : ",") + f;
+        out.args.push_back(arg);
+        out.labels.push_back(label);
+    }
+    return out;
+}
+
+} // namespace
+
+Result<SideArgs> expand_sides(const std::vector<std::string>& args, const std::vector<std::string>& labels) {
+    SideArgs out;
+    bool from_ab = false;
+    for (size_t i = 0; i < args.size(); i++) {
+        std::error_code ec;
+        if (!fs::exists(fs::path(args[i]) / "ab.json", ec)) {
+            out.args.push_back(args[i]);
+            out.labels.push_back(labels.empty() ? "" : labels.at(i));
+            continue;
+        }
+        auto sides = ab_directory_sides(args[i]);
+        if (!sides)
+            return sides.error();
+        from_ab = true;
+        out.args.insert(out.args.end(), sides.value().args.begin(), sides.value().args.end());
+        out.labels.insert(out.labels.end(), sides.value().labels.begin(), sides.value().labels.end());
+    }
+    if (from_ab && !labels.empty())
+        return Error{"--label with an ab directory: its sides are named by its plan"};
+    if (!from_ab && labels.empty())
+        out.labels = side_labels(out.args);
+    for (size_t i = 0; i < out.args.size(); i++)
+        if (out.labels[i].empty()) // a side given beside an ab directory
+            out.labels[i] = side_label(out.args[i], i, out.args.size());
+    return out;
 }
 
 } // namespace initbench

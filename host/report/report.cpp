@@ -4,6 +4,7 @@
 
 #include "sys/sys.h"
 
+#include <filesystem>
 #include <map>
 #include <numeric>
 
@@ -121,15 +122,26 @@ Result<std::vector<PageSide>> load_sides(const std::vector<std::string>& args,
                                          const std::vector<std::string>& labels) {
     if (!labels.empty() && labels.size() != args.size())
         return Error{std::to_string(labels.size()) + " labels for " + std::to_string(args.size()) + " sides"};
+    auto expanded = expand_sides(args, labels);
+    if (!expanded)
+        return expanded.error();
+    const auto& [each, named] = expanded.value();
     std::vector<PageSide> sides;
-    const std::vector<std::string> named = labels.empty() ? side_labels(args) : labels;
-    for (size_t i = 0; i < args.size(); i++) {
-        auto paths = side_files(args[i]);
+    for (size_t i = 0; i < each.size(); i++) {
+        auto paths = side_files(each[i]);
         if (!paths)
             return paths.error();
         PageSide side{named[i], {}};
-        for (const auto& p : paths.value())
+        std::vector<RunFile> runs;
+        for (const auto& p : paths.value()) {
             side.files.push_back(read_doc(p));
+            if (side.files.back().run)
+                runs.push_back(*side.files.back().run);
+        }
+        std::error_code ec;
+        if (std::filesystem::is_directory(each[i], ec))
+            if (const std::string differ = pooled_difference(runs); !differ.empty())
+                return Error{each[i] + ": " + differ + ": give each its own side (an ab directory is split by side)"};
         sides.push_back(std::move(side));
     }
     return sides;

@@ -186,8 +186,11 @@ class ReportPage(unittest.TestCase):
         self.assertIn("Phases at a glance", html)
 
     def test_directory_side(self):
-        r, html = report([self.tmp.name], self.out("dir.html"))
-        self.assertEqual(r.returncode, 3, "the directory holds the truncated log's document")
+        r = subprocess.run([INITBENCH, "report", self.tmp.name, "-o", self.out("dir.html")], capture_output=True,
+                           text=True)
+        # The directory holds the documents of several logs (kernels, parameter sets): never pooled.
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("give each its own side (an ab directory is split by side)", r.stderr)
         empty = self.out("empty")
         os.mkdir(empty)
         r = subprocess.run([INITBENCH, "report", empty, "-o", self.out("e.html")], capture_output=True)

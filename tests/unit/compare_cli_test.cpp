@@ -71,6 +71,43 @@ protected:
     std::string dir_;
 };
 
+// ---- an ab directory is an input; a directory of two kernels is never pooled (issue 53) --------
+
+// An ab output directory: its plan names the sides, runs/ holds their finished boots (and the
+// consoles, and a boot cut by an interrupt that is not LABEL-NNN.json).
+TEST_F(CompareCliTest, AnAbDirectoryIsItsSides) {
+    std::filesystem::create_directories(dir_ + "/ab/runs");
+    write_doc("ab/ab.json", {{"initbench_ab", 1}, {"sides", {{{"label", "head"}}, {{"label", "slub"}}}}});
+    for (int i = 1; i <= 3; i++) {
+        write("ab/runs/head-00" + std::to_string(i) + ".json", with_rates(scaled(200 + i), "h" + std::to_string(i), "aa"));
+        write("ab/runs/slub-00" + std::to_string(i) + ".json", with_rates(scaled(140 + i), "s" + std::to_string(i), "bb"));
+    }
+    write_doc("ab/comparison.json", {{"initbench_compare", 1}});
+    std::ofstream(dir_ + "/ab/runs/head-001.log") << "console";
+    CliRun r = run({dir_ + "/ab"});
+    EXPECT_EQ(r.code, kCompareOk) << r.err;
+    EXPECT_NE(r.out.find("head: 3 run(s)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("slub: 3 run(s)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("-29.70%"), std::string::npos) << "slub against head, not pooled: " << r.out;
+    CliRun labelled = run({dir_ + "/ab", "--labels", "x"});
+    EXPECT_EQ(labelled.code, kCompareUsage);
+}
+
+// runs/ of an ab directory given as one side: two kernels, refused naming them, never pooled.
+TEST_F(CompareCliTest, ADirectoryOfTwoKernelsIsRefusedNotPooled) {
+    std::filesystem::create_directories(dir_ + "/runs");
+    write("runs/A-001.json", with_rates(scaled(200), "a1", "aa"));
+    write("runs/B-001.json", with_rates(scaled(140), "b1", "bb"));
+    std::string base = write("base.json", with_rates(scaled(200), "base", "aa"));
+    CliRun r = run({base, dir_ + "/runs"});
+    EXPECT_EQ(r.code, kCompareRefused) << r.out;
+    EXPECT_NE(r.err.find("runs: runs of two kernels (A-001.json and B-001.json): give each its own side"),
+              std::string::npos)
+        << r.err;
+    CliRun one = run({dir_ + "/runs/A-001.json"});
+    EXPECT_EQ(one.code, kCompareUsage) << "one side: nothing to compare";
+}
+
 TEST_F(CompareCliTest, OneWallClockRunASideExitsZeroWithoutMarks) {
     std::string a = write("head.json", with_rates(scaled(200), "a"));
     std::string b = write("patch.json", slow_spec("wall"));
