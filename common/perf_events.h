@@ -1,6 +1,6 @@
 // perf events as `perf stat` names them, and the arithmetic perf stat does on their counts:
 // scaling of multiplexed counters, the derived metrics it prints beside them, and statistics
-// over repeated runs. No system calls here: init/perf_counters.cpp opens the events, and the
+// over repeated runs. No system calls here: bpf/perf/perf_counters.cpp opens the events, and the
 // host unit-tests the rest.
 #pragma once
 

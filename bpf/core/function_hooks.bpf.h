@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* A kernel function hooked the way the loader chooses (bpf/attach.h's FunctionHook): a pair
+/* A kernel function hooked the way the loader chooses (bpf/core/attach.h's FunctionHook): a pair
  * of programs that run the same handler, fentry (or fexit) where the kernel has it, and its
  * kprobe (or kretprobe) twin elsewhere; only the chosen pair loads. The fentry target is set
  * by the loader (bpf_program__set_attach_target), hence the placeholder.

@@ -66,7 +66,7 @@ std::vector<const bpf_object*> skeleton_objects(const SkelPtr& skel) {
     return {skel->obj};
 }
 
-// A kind of probe, defined as X_probe in its own bpf/X.cpp (the build lists every
+// A kind of probe, defined as X_probe in its own bpf/X/X.cpp (the build lists every
 // bpf/X/X_probe.h's, cmake/Catalog.cmake): `make` adds the
 // probes the configuration asks for (none when it asks for none), each after setup_begin()
 // (bpf/core/setup_times.h) so that the end record splits the set-up time per probe.

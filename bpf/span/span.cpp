@@ -66,7 +66,7 @@ public:
         samples_.add(last_sample_.count, last_sample_.sum_ns);
     }
 
-    // Settled (bpf/settled_read.h): a span ending while the state is copied could be in the
+    // Settled (bpf/core/settled_read.h): a span ending while the state is copied could be in the
     // count and not yet in its bucket.
     void window_end() override {
         snap_ = {};

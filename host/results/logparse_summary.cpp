@@ -1,4 +1,4 @@
-// The parsed log as the results document and `initbench check` show it.
+// The parsed log as the results document and `initbench parse` show it.
 #include "host/results/logparse.h"
 
 #include "common/text.h"

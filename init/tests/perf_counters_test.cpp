@@ -1,4 +1,4 @@
-// The perf instrument's record (init/perf_counters): each counted event's metrics through
+// The perf instrument's record (bpf/perf/perf_counters): each counted event's metrics through
 // the record's description.
 #include "common/perf_events.h"
 #include "common/record_types.h"

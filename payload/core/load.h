@@ -1,5 +1,5 @@
 // A load: work done by forked worker processes while a phase runs. The framework
-// (payload/load_group) owns time: it forks the workers, pins them, limits them, lets them run,
+// (payload/core/load_group) owns time: it forks the workers, pins them, limits them, lets them run,
 // kills and reaps them. A load's worker only does work and counts operations.
 //
 // Loads are plain POSIX C++: the same files build into PID 1 (clang, musl) and into the

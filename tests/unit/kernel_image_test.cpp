@@ -1,4 +1,4 @@
-// PVH boot (host/kernel_image, host/decompress): a fake vmlinux with the PVH and build-id
+// PVH boot (host/boot/kernel_image, host/boot/decompress): a fake vmlinux with the PVH and build-id
 // notes, compressed by each tool the way the kernel's Makefile does, inside a synthetic
 // bzImage; damaged images; the vmlinux cache, also under concurrent extraction.
 #include "host/boot/kernel_image.h"

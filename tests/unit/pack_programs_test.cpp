@@ -1,4 +1,4 @@
-// `initbench pack --program` (host/elf_deps, host/pack_programs): this host's own programs
+// `initbench pack --program` (host/image/elf_deps, host/image/pack_programs): this host's own programs
 // resolved and laid out, checked against what `ldd` says; the errors, which write nothing.
 #include "host/image/elf_deps.h"
 #include "host/cli/pack_cli.h"

@@ -1,4 +1,4 @@
-// `initbench pack` (host/pack): payload paths, the entries appended, the experiment check.
+// `initbench pack` (host/image/pack): payload paths, the entries appended, the experiment check.
 #include "host/image/pack.h"
 #include "host/image/image_settings.h"
 #include "host/image/settings_check.h"

@@ -1,4 +1,4 @@
-// Unit tests of host/stats: means, spread, Welch's t-test, LKP's rule and the histogram test
+// Unit tests of host/compare/stats: means, spread, Welch's t-test, LKP's rule and the histogram test
 // against values computed independently (closed forms, R's t.test on its `sleep` data set).
 #include "host/compare/stats.h"
 
