@@ -516,6 +516,16 @@ BREAKS = [
           r"^Export\.AnAbDirectoryIsItsSidesAgainstItsBase$"),
     Break("export-junit-cases-merge", "a side's boots give JUnit cases of the same name",
           "host/export/export_runs.cpp", "    base.name = base_name(run);\n", "", r"^export_schema$"),
+    Break("comment-names-a-moved-file", "a comment points to a path that no longer exists",
+          "bpf/span/span.cpp", "// Settled (bpf/core/settled_read.h)", "// Settled (bpf/settled_read.h)",
+          r"^lint\.paths$"),
+    Break("change-without-interval", "a change carries no interval: no format prints it",
+          "host/compare/compare_judge.cpp", "    add_interval(c, base, next, base_mean, options);", "",
+          r"^Render\."),
+    Break("report-without-headline", "the report page does not open with the verdicts",
+          "host/report/report_html.cpp", "        headline();", "", r"^report\.Page$"),
+    Break("text-verdicts-not-first", "compare's text does not open with the verdicts",
+          "host/compare/compare_text.cpp", '        out = "verdicts:\\n";', '        out = "";', r"^report\.Page$"),
 ]
 
 

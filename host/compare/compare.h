@@ -167,6 +167,10 @@ struct Change {
     ChangeKind kind = ChangeKind::none;
     Decision verdict = Decision::unknown;
     std::optional<double> equivalence_p; // TOST's p against +-min-effect
+    // The change's interval at the comparison's level, in percent of the base: Welch's
+    // interval of the difference of means (paired: of the pairs' geometric mean ratio); none
+    // with fewer than 2 samples a side.
+    std::optional<double> ci_lo_pct, ci_hi_pct;
     // The smallest change (percent of the base) this many samples detect with 80 % power, and
     // the samples a side that would likely decide; none where the spread is unknown.
     std::optional<double> detectable_pct;
@@ -245,6 +249,9 @@ enum class Format { terminal, text, markdown, json, csv };
 struct RenderOptions {
     Format format = Format::text;
     bool details = false; // min, max, samples and p-values too
+    // The metrics a caller decides on (globs, metric_matches; ab's --metric): the verdicts
+    // open with theirs, the others' are listed apart after them. Empty: every metric's.
+    std::vector<std::string> judged;
 };
 std::string render(const Report& report, const RenderOptions& options);
 nlohmann::json report_json(const Report& report);

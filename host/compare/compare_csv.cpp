@@ -23,7 +23,7 @@ std::string csv_number(std::optional<double> x) {
 
 std::string render_csv(const Report& report) {
     std::string out = "metric,group,name,unit,agg,better,side,label,n,mean,stddev,cov,min,max,"
-                      "change_pct,p,significant,verdict,direction,detectable_pct,samples_needed\n";
+                      "change_pct,interval_lo_pct,interval_hi_pct,p,significant,verdict,direction,detectable_pct,samples_needed\n";
     for (const auto& m : report.metrics)
         for (size_t i = 0; i < m.sides.size(); i++) {
             const auto& s = m.sides[i].summary;
@@ -43,6 +43,8 @@ std::string render_csv(const Report& report) {
                                           csv_number(s ? std::optional(s->min) : std::nullopt),
                                           csv_number(s ? std::optional(s->max) : std::nullopt),
                                           csv_number(c ? c->pct : 0.0),
+                                          csv_number(c ? c->ci_lo_pct : std::nullopt),
+                                          csv_number(c ? c->ci_hi_pct : std::nullopt),
                                           csv_number(c ? c->p : std::nullopt),
                                           !c || c->kind != ChangeKind::unqualified
                                               ? (c && c->significant ? "1" : "0")

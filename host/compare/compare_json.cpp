@@ -18,6 +18,7 @@ json change_json(const Change& c) {
             {"verdict", verdict_name(c.verdict)},
             {"direction", kind_name(c.kind)},
             {"equivalence_p", opt(c.equivalence_p)},
+            {"interval_pct", c.ci_lo_pct && c.ci_hi_pct ? json::array({*c.ci_lo_pct, *c.ci_hi_pct}) : json()},
             {"detectable_pct", opt(c.detectable_pct)},
             {"samples_needed", c.samples_needed ? json(*c.samples_needed) : json()},
             {"strata", c.strata},
@@ -93,6 +94,7 @@ nlohmann::json report_json(const Report& report) {
     for (const auto& h : report.histograms)
         hists.push_back(histogram_json(h));
     return {{"initbench_compare", 1},
+            {"verdict_lines", verdict_lines(report)},
             {"method", method_name(report.options.method)},
             {"method_text", method_sentence(report)},
             {"confidence", report.options.confidence},

@@ -125,6 +125,24 @@ std::string undecided_reason(const Change& c, const CompareOptions& options) {
     return why + ", and not shown to lie within +-" + effect;
 }
 
+// The change's interval in percent of the base (Change::ci_lo_pct): every format prints it.
+void add_interval(Change& c, std::span<const double> base, std::span<const double> next, double base_mean,
+                  const CompareOptions& options) {
+    if (base.size() < 2 || next.size() < 2)
+        return;
+    if (options.method == Method::paired) {
+        if (auto w = stats::paired_log_ratio(base, next, options.confidence)) {
+            c.ci_lo_pct = std::expm1(w.value().ci_lo) * 100;
+            c.ci_hi_pct = std::expm1(w.value().ci_hi) * 100;
+        }
+        return;
+    }
+    if (auto w = stats::welch(base, next, options.confidence); w && base_mean != 0) {
+        c.ci_lo_pct = w.value().ci_lo / std::fabs(base_mean) * 100;
+        c.ci_hi_pct = w.value().ci_hi / std::fabs(base_mean) * 100;
+    }
+}
+
 } // namespace
 
 Method method_for_clock(Method asked, std::string_view clock) {
@@ -155,6 +173,7 @@ Change judge_change(std::span<const double> base, std::span<const double> next, 
         c.p = w.value().p;
     }
     const bool moved = c.pct ? std::fabs(*c.pct) >= options.min_effect_pct : base_mean != next_mean;
+    add_interval(c, base, next, base_mean, options);
     add_equivalence_and_power(c, base, next, strata, options);
     const bool equivalent = c.equivalence_p && *c.equivalence_p < 1 - options.confidence;
     switch (options.method) {

@@ -21,6 +21,12 @@ std::string md_escape(const std::string& s) {
 
 // The sides, warnings, the verdicts' legend and the table's head.
 void md_head(std::ostringstream& out, const Report& report) {
+    if (const auto verdicts = verdict_lines(report); !verdicts.empty() && report.no_verdict.empty()) {
+        out << "**Verdicts**\n\n";
+        for (const auto& line : verdicts)
+            out << "- " << md_escape(line) << "\n";
+        out << "\n";
+    }
     out << "**initbench compare** — " << md_escape(method_sentence(report)) << "; clock "
         << md_escape(clock_sentence(report.clock, report.clock_detail)) << "; " << unit_sentence(report.unit) << "\n\n";
     for (const auto& s : report.sides)

@@ -98,6 +98,62 @@ std::string undecided_text(const Change& c, size_t n_base, size_t n_next) {
     return out;
 }
 
+std::string interval_text(const Change& c) {
+    if (!c.ci_lo_pct || !c.ci_hi_pct)
+        return "";
+    return "[" + format_number(*c.ci_lo_pct, "%+.2f") + " %, " + format_number(*c.ci_hi_pct, "%+.2f") + " %]";
+}
+
+std::vector<std::string> verdict_lines(const Report& report, const std::vector<std::string>& judged, bool others) {
+    if (report.sides.size() < 2)
+        return {};
+    if (!report.no_verdict.empty())
+        return others ? std::vector<std::string>{} : std::vector<std::string>{"no verdict: " + report.no_verdict};
+    auto chosen = [&](const MetricRow& m) {
+        if (judged.empty())
+            return !others;
+        const bool named = std::any_of(judged.begin(), judged.end(),
+                                       [&](const std::string& g) { return metric_matches(g, m.id, m.name); });
+        return named != others;
+    };
+    std::vector<std::string> lines[3]; // different, unknown, same
+    for (const auto& m : report.metrics)
+        for (size_t i = 0; i < m.changes.size() && chosen(m); i++) {
+            const Change& c = m.changes[i];
+            const auto& base = m.sides[0].summary;
+            const auto& next = m.sides[i + 1].summary;
+            if (c.kind == ChangeKind::unqualified || c.kind == ChangeKind::not_tested || !base || !next)
+                continue;
+            std::string line = m.id + ": " + report.sides[i + 1].label + " vs " + report.sides[0].label + " " +
+                               (c.pct ? format_number(*c.pct, "%+.2f") + " %" : "?");
+            if (const std::string ci = interval_text(c); !ci.empty())
+                line += " " + ci;
+            const std::string n = base->n == next->n ? std::to_string(base->n) + " a side"
+                                                     : std::to_string(base->n) + " and " + std::to_string(next->n);
+            switch (c.verdict) {
+            case Decision::different:
+                line += " DIFFERENT" + (c.kind == ChangeKind::worse || c.kind == ChangeKind::better
+                                            ? " (" + kind_name(c.kind) + ")" : std::string()) + ", " + n;
+                lines[0].push_back(line);
+                break;
+            case Decision::unknown:
+                line += " UNKNOWN, " + n;
+                if (const std::string why = undecided_text(c, base->n, next->n); !why.empty())
+                    line += ": " + why;
+                lines[1].push_back(line);
+                break;
+            case Decision::same:
+                line += " SAME (within +-" + format_number(report.options.min_effect_pct, "%g") + " %), " + n;
+                lines[2].push_back(line);
+                break;
+            }
+        }
+    std::vector<std::string> out;
+    for (auto& group : lines)
+        out.insert(out.end(), group.begin(), group.end());
+    return out;
+}
+
 std::vector<std::string> undecided_lines(const Report& report) {
     std::vector<std::string> lines;
     for (const auto& m : report.metrics)

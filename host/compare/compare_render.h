@@ -35,6 +35,16 @@ inline constexpr Named<Method> kMethodNames[] = {
     {Method::lkp, "lkp"},    {Method::threshold, "threshold"}, {Method::paired, "paired"}};
 std::string method_name(Method m);
 std::string kind_name(ChangeKind k);
+
+// The interval of a change in words ("[-30.41 %, -29.00 %]"), "" when it has none.
+std::string interval_text(const Change& c);
+
+// What every output opens with: each judged change, DIFFERENT first, then UNKNOWN (with what
+// would decide it), then SAME, in words with its interval and the boots a side; or why no
+// change is judged.
+// judged: the metrics' globs to keep (others dropped), or with `others` the ones to drop.
+std::vector<std::string> verdict_lines(const Report& report, const std::vector<std::string>& judged = {},
+                                       bool others = false);
 std::string verdict_name(Decision v); // "same", "different", "unknown"
 // The one-line legend of the verdict marks, with this comparison's effect and level.
 std::string verdict_legend(const CompareOptions& o);

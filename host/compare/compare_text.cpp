@@ -216,7 +216,20 @@ std::string render_text(const Report& report, const RenderOptions& ro) {
     const bool terminal = ro.format == Format::terminal;
     Table t;
     text_metrics(report, ro, t);
-    std::string out = header_text(report) + t.render([](size_t col) { return col < 2; }, terminal);
+    std::string out;
+    // Without verdicts the header's first lines say so (no verdict: why).
+    if (const auto verdicts = verdict_lines(report, ro.judged); !verdicts.empty() && report.no_verdict.empty()) {
+        out = "verdicts:\n";
+        for (const auto& line : verdicts)
+            out += "  " + line + "\n";
+        if (const auto rest = verdict_lines(report, ro.judged, true); !rest.empty()) {
+            out += "not judged (shown for reference):\n";
+            for (const auto& line : rest)
+                out += "  " + line + "\n";
+        }
+        out += "\n";
+    }
+    out += header_text(report) + t.render([](size_t col) { return col < 2; }, terminal);
     // Units once per group, after the table so they do not widen its columns.
     std::string units;
     std::set<std::string> seen;

@@ -361,7 +361,7 @@ private:
         json j = report_json(*report_);
         j["ab"] = ab_section();
         std::vector<Status> written{write_output_file(dir / "comparison.json", j.dump(1) + "\n"),
-                                    write_output_file(dir / "comparison.txt", render(*report_, {Format::text, false}))};
+                                    write_output_file(dir / "comparison.txt", render(*report_, render_options()))};
         std::vector<std::string> args, labels;
         for (size_t s = 0; s < sides_.size(); s++) {
             std::string files;
@@ -381,15 +381,42 @@ private:
             }
     }
 
+    // The comparison's text opens with the metrics ab decides on; the others come after.
+    RenderOptions render_options() const {
+        RenderOptions ro{Format::text, false, {}};
+        for (const auto& v : verdicts_.verdicts)
+            ro.judged.push_back(v.id);
+        return ro;
+    }
+
+    // Each chosen metric's verdict restated for the last line: "; fork/ops_per_s B DIFFERENT
+    // -5.12 % [-5.40 %, -4.84 %]", and for UNKNOWN what these boots detect and what would decide.
+    std::string restated() const {
+        std::string out;
+        for (const auto& v : verdicts_.verdicts) {
+            const Change& c = v.change;
+            std::string name = compare_render::verdict_name(c.verdict);
+            std::transform(name.begin(), name.end(), name.begin(), ::toupper);
+            out += "; " + v.id + " " + v.side + " " + name + (c.pct ? " " + format_number(*c.pct, "%+.2f") + " %" : "");
+            if (const std::string ci = compare_render::interval_text(c); !ci.empty())
+                out += " " + ci;
+            if (c.verdict == Decision::unknown)
+                if (const std::string why = compare_render::undecided_text(c, last_look_.boots, last_look_.boots);
+                    !why.empty())
+                    out += " (" + why + ")";
+        }
+        return out;
+    }
+
     int conclude() const {
         if (!report_) {
             say("no look: fewer than " + std::to_string(plan_.min_boots) + " boots a side finished");
             return kAbUndecided;
         }
-        std::cout << render(*report_, {Format::text, false});
+        std::cout << render(*report_, render_options());
         const bool decided = verdicts_.decided();
-        say(std::string(decided ? "decided" : "undecided") + " after " +
-            std::to_string(last_look_.boots) + " boots a side: " + cli_.out_dir +
+        say(std::string(decided ? "decided" : "undecided") + " after " + std::to_string(last_look_.boots) + " of " +
+            std::to_string(plan_.max_boots) + " boots a side" + restated() + "; outputs: " + cli_.out_dir +
             "/comparison.json, comparison.txt, report.html");
         return decided ? kAbDecided : kAbUndecided;
     }

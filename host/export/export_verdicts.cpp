@@ -18,24 +18,12 @@ using nlohmann::json;
 
 namespace {
 
-// The change's interval in percent of the base, at the comparison's level: Welch's interval
-// of the difference of means (the paired method's: of the geometric mean ratio).
-std::optional<std::pair<double, double>> interval(const MetricRow& m, size_t side, const CompareOptions& o) {
-    const auto& a = m.sides[0].samples;
-    const auto& b = m.sides[side].samples;
-    if (a.size() < 2 || b.size() < 2)
+// The change's interval (compare's, Change::ci_lo_pct), when it has one.
+std::optional<std::pair<double, double>> interval(const MetricRow& m, size_t side, const CompareOptions&) {
+    const Change& c = m.changes[side - 1];
+    if (!c.ci_lo_pct || !c.ci_hi_pct)
         return std::nullopt;
-    if (o.method == Method::paired) {
-        auto w = stats::paired_log_ratio(a, b, o.confidence);
-        if (!w)
-            return std::nullopt;
-        return std::pair{std::expm1(w.value().ci_lo) * 100, std::expm1(w.value().ci_hi) * 100};
-    }
-    const double mean = m.sides[0].summary ? m.sides[0].summary->amean : 0;
-    auto w = stats::welch(a, b, o.confidence);
-    if (!w || mean == 0)
-        return std::nullopt;
-    return std::pair{w.value().ci_lo / std::fabs(mean) * 100, w.value().ci_hi / std::fabs(mean) * 100};
+    return std::pair{*c.ci_lo_pct, *c.ci_hi_pct};
 }
 
 // The --fail-on rules' lines that fire on this one change, as compare's gate finds them.

@@ -66,11 +66,30 @@ struct Builder {
                 html << " <span class=\"bad\">(" << s.files.size() - ok << " refused)</span>";
         }
         html << "</p>\n";
+        headline();
         if (page.stats.is_object())
             html << "<p class=\"method\">" << esc(str(page.stats, "method_text")) << "; clock "
                  << esc(compare_render::clock_sentence(str(page.stats, "clock"), str(page.stats, "clock_detail")))
                  << "; one sample per " << esc(str(page.stats, "unit"))
                  << (page.sides.size() > 1 ? "; the first side is the base" : "") << ".</p>\n";
+    }
+
+    // The verdicts first, as compare's text opens with them (the same lines): DIFFERENT, then
+    // UNKNOWN with what would decide it, then SAME.
+    void headline() {
+        const json& lines = at(page.stats, "verdict_lines");
+        if (!lines.is_array() || lines.empty())
+            return;
+        html << "<div class=\"box headline\" id=\"verdicts\"><b>Verdicts</b><ul>\n";
+        for (const auto& l : lines) {
+            const std::string line = l.is_string() ? l.get<std::string>() : "";
+            const char* cls = line.find(" DIFFERENT (worse)") != std::string::npos ? "worse"
+                              : line.find(" DIFFERENT") != std::string::npos     ? "changed"
+                              : line.find(" SAME") != std::string::npos          ? "same"
+                                                                                 : "unjudged";
+            html << "<li class=\"" << cls << "\">" << esc(line) << "</li>\n";
+        }
+        html << "</ul></div>\n";
     }
 
     void problem_list() {

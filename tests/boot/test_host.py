@@ -160,7 +160,7 @@ class HostRefusals(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             err = bootlib.refused_on_host(self, "-o", f"{tmp}/ab", *self.image_args(), "--cpus", "2", "--params", "",
                                           "--params", "initbench.load.cpus=3", command="ab")
-            self.assertIn("initbench ab: load.cpus=3: CPU 3 is not online " + guest, err)
+            self.assertIn("initbench ab: side B: load.cpus=3: CPU 3 is not online " + guest, err)
         p = subprocess.run([bootlib.INITBENCH, "bisect-step", *self.image_args(), "--cpus", "2", "--metric",
                             "fork/ops_per_s", "--threshold", "<1", "--param", "initbench.load.cpus=2-3", "--", "true"],
                            capture_output=True, text=True, timeout=limits.HOST_S)

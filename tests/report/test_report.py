@@ -1,6 +1,7 @@
 """`initbench report` from saved results: one plot per phase metric and per histogram, the
 identity table, nothing fetched from a network, refused files shown without numbers."""
 import json
+from html import unescape
 import os
 import re
 import subprocess
@@ -112,6 +113,25 @@ class ReportPage(unittest.TestCase):
                         self.assertEqual(got, want)
                     else:
                         self.assertAlmostEqual(got, want, delta=abs(want) * 1e-3)
+
+    def test_the_headline_is_compares_verdicts(self):
+        # The page opens with the verdicts, the same lines compare's outputs open with.
+        base = ",".join(write(with_counters(self.base, f"{i:032x}", 1 + i / 100), self.out(f"b{i}.json"))
+                        for i in (1, 2, 3))
+        half = ",".join(write(with_counters(self.base, f"{i:032x}", 0.5 + i / 100), self.out(f"h{i}.json"))
+                        for i in (4, 5, 6))
+        r, html = report([base, half], self.out("headline.html"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        box = re.search(r'<div class="box headline" id="verdicts">(.*?)</div>', html, re.S)
+        self.assertIsNotNone(box, "a headline")
+        self.assertLess(html.index('id="verdicts"'), html.index("<table"), "before any table")
+        shown = [unescape(li) for li in re.findall(r"<li[^>]*>(.*?)</li>", box.group(1))]
+        out = subprocess.run([INITBENCH, "compare", base, half, "--format", "json"], capture_output=True, text=True)
+        lines = json.loads(out.stdout)["verdict_lines"]
+        self.assertTrue(lines)
+        self.assertEqual(shown, lines)
+        text = subprocess.run([INITBENCH, "compare", base, half, "--format", "text"], capture_output=True, text=True)
+        self.assertTrue(text.stdout.startswith("verdicts:\n  " + lines[0] + "\n"), text.stdout[:300])
 
     def test_experiment_row_is_the_experiment_that_ran(self):
         # Its description; without one, what it set (never the words of a profile it included).

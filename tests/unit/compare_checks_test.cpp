@@ -3,6 +3,8 @@
 // different QEMU or image builds), and its output formats. No QEMU.
 #include "host/compare/compare.h"
 #include "host/compare/compare_checks.h"
+#include "host/compare/stats.h"
+#include "common/text.h"
 #include "tests/unit/compare_fixture.h"
 
 #include <gtest/gtest.h>
@@ -236,6 +238,33 @@ TEST(Render, HistogramsSideBySideWithTheirTest) {
                         "too few to test at 95 % (4 boots a side can))"),
               std::string::npos)
         << text;
+}
+
+// Every format opens with the verdict: the change, its interval (Welch's, in percent of the
+// base, here computed again from the samples) and the samples a side.
+TEST(Render, EveryFormatOpensWithTheVerdictAndItsInterval) {
+    Report r = compare_rounds(with_rates(scaled(200), "a"), with_rates(scaled(140), "b"));
+    const MetricRow* m = row(r, "fork/ops_per_s");
+    ASSERT_TRUE(m);
+    auto w = stats::welch(m->sides[0].samples, m->sides[1].samples, r.options.confidence);
+    ASSERT_TRUE(w.ok());
+    const double base = m->sides[0].summary->mean;
+    const double lo = w.value().ci_lo / base * 100, hi = w.value().ci_hi / base * 100;
+    ASSERT_LT(lo, -29.5);
+    ASSERT_GT(hi, -30.5);
+    const std::string line = "fork/ops_per_s: new vs base -30.00 % [" + format_number(lo, "%+.2f") + " %, " +
+                             format_number(hi, "%+.2f") + " %] DIFFERENT (worse), 5 a side";
+    const std::string text = render(r, {Format::text, false});
+    EXPECT_EQ(text.rfind("verdicts:\n  " + line + "\n", 0), 0u) << text;
+    EXPECT_EQ(render(r, {Format::markdown, false}).rfind("**Verdicts**\n\n- ", 0), 0u);
+    json j = json::parse(render(r, {Format::json, false}));
+    EXPECT_EQ(j["verdict_lines"][0], line);
+    EXPECT_NEAR(j["metrics"][0]["sides"][1]["change"]["interval_pct"][0].get<double>(), lo, 1e-9);
+    EXPECT_NEAR(j["metrics"][0]["sides"][1]["change"]["interval_pct"][1].get<double>(), hi, 1e-9);
+    const std::string csv = render(r, {Format::csv, false});
+    EXPECT_NE(csv.find(",1,new,5,"), std::string::npos);
+    EXPECT_NE(csv.find(",-30," + format_number(lo, "%.10g") + "," + format_number(hi, "%.10g") + ","), std::string::npos)
+        << csv;
 }
 
 TEST(Render, JsonCsvMarkdown) {

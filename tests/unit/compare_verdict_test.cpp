@@ -419,7 +419,7 @@ TEST(NoVerdict, OneWallClockRunASideMarksNothing) {
     EXPECT_EQ(change["direction"], "unqualified");
     EXPECT_TRUE(j["histograms"][0]["changes"][0]["significant"].is_null());
     std::string csv = render(r, {Format::csv, false});
-    EXPECT_TRUE(std::regex_search(csv, std::regex(R"(\nfork/ops_per_s,[^\n]*,-30(\.\d+)?,,,unknown,unqualified,,\n)")))
+    EXPECT_TRUE(std::regex_search(csv, std::regex(R"(\nfork/ops_per_s,[^\n]*,-30(\.\d+)?,,,,,unknown,unqualified,,\n)")))
         << csv;
     std::string md = render(r, {Format::markdown, false});
     EXPECT_NE(md.find("**no verdict**"), std::string::npos);
