@@ -79,7 +79,8 @@ int run_compare(const CompareCli& cli) {
         std::fprintf(stderr, "initbench compare: %s\n", named.error().message().c_str());
         return kCompareUsage;
     }
-    const auto& [args, labels] = named.value();
+    const auto& args = named.value().args;
+    const auto& labels = named.value().labels;
     if (args.size() < 2) {
         std::fprintf(stderr, "initbench compare: one side (%s): give two or more, or an ab directory\n",
                      labels.empty() ? "" : labels[0].c_str());
@@ -112,6 +113,10 @@ int run_compare(const CompareCli& cli) {
     CompareOptions options;
     options.method = value_named(compare_render::kMethodNames, cli.method).value_or(Method::auto_);
     options.confidence = cli.confidence;
+    if (named.value().look_confidence) { // an ab directory: as its last look judged it
+        options.confidence = *named.value().look_confidence;
+        options.look = named.value().look;
+    }
     options.min_effect_pct = cli.min_effect;
     options.force = cli.force;
     options.unit = cli.unit == "round" ? SampleUnit::round

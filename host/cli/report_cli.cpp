@@ -36,7 +36,12 @@ int run_report(const ReportCli& cli) {
         std::fprintf(stderr, "initbench report: %s\n", sides.error().message().c_str());
         return kReportUsage;
     }
-    report::Page page = report::analyse(std::move(sides.value()), CompareOptions{});
+    CompareOptions options;
+    if (auto named = expand_sides(cli.sides, cli.labels); named && named.value().look_confidence) {
+        options.confidence = *named.value().look_confidence; // an ab directory: as its last look judged it
+        options.look = named.value().look;
+    }
+    report::Page page = report::analyse(std::move(sides.value()), options);
     report::HtmlResult page_html = report::render_html(page);
     if (!page_html.plot_error.empty())
         std::fprintf(stderr, "initbench report: the page has no plots: %s\n", page_html.plot_error.c_str());

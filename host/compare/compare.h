@@ -297,6 +297,11 @@ std::vector<std::string> side_labels(const std::vector<std::string>& args);
 // label; other arguments are sides as they are (labels: the given, else side_labels).
 struct SideArgs {
     std::vector<std::string> args, labels;
+    // An ab directory whose looks began: its sides are the boots its last look compared, to be
+    // judged at that look's level (a test of all boots at --confidence after the looks would be
+    // one more, unplanned look).
+    std::optional<CompareOptions::Look> look;
+    std::optional<double> look_confidence;
 };
 Result<SideArgs> expand_sides(const std::vector<std::string>& args, const std::vector<std::string>& labels);
 

@@ -273,11 +273,25 @@ Result<SideArgs> ab_directory_sides(const fs::path& dir) {
     if (!plan.is_object() || !plan.contains("sides") || !plan["sides"].is_array())
         return Error{(dir / "ab.json").string() + ": not an ab plan"};
     SideArgs out;
-    for (const auto& s : plan["sides"]) {
+    std::ifstream looked(dir / "comparison.json");
+    const json last = json::parse(looked, nullptr, false);
+    const json* ab = last.is_object() ? json_field(last, "ab") : nullptr;
+    const bool a_look = ab && ab->is_object() && ab->value("look", 0) > 0 && last.contains("sides");
+    if (a_look) {
+        out.look = CompareOptions::Look{ab->value("look", size_t(0)), ab->value("looks", size_t(0)),
+                                        1 - ab->value("alpha", 0.05)};
+        out.look_confidence = 1 - ab->value("look_alpha", 0.05);
+    }
+    for (size_t index = 0; index < plan["sides"].size(); index++) {
+        const json& s = plan["sides"][index];
         const std::string label = s.value("label", "");
         std::vector<std::string> files;
+        if (a_look && index < last["sides"].size())
+            for (const auto& f : last["sides"][index].value("files", json::array()))
+                if (f.is_string())
+                    files.push_back(f.get<std::string>());
         std::error_code ec;
-        for (const auto& e : fs::directory_iterator(dir / "runs", ec)) {
+        for (const auto& e : a_look ? fs::directory_iterator() : fs::directory_iterator(dir / "runs", ec)) {
             const std::string name = e.path().filename().string();
             // LABEL-NNN.json: the label, a dash, digits.
             if (e.path().extension() == ".json" && name.size() > label.size() + 6 && name.starts_with(label + "-") &&
@@ -315,6 +329,8 @@ Result<SideArgs> expand_sides(const std::vector<std::string>& args, const std::v
         from_ab = true;
         out.args.insert(out.args.end(), sides.value().args.begin(), sides.value().args.end());
         out.labels.insert(out.labels.end(), sides.value().labels.begin(), sides.value().labels.end());
+        out.look = sides.value().look;
+        out.look_confidence = sides.value().look_confidence;
     }
     if (from_ab && !labels.empty())
         return Error{"--label with an ab directory: its sides are named by its plan"};

@@ -125,7 +125,8 @@ Result<std::vector<PageSide>> load_sides(const std::vector<std::string>& args,
     auto expanded = expand_sides(args, labels);
     if (!expanded)
         return expanded.error();
-    const auto& [each, named] = expanded.value();
+    const auto& each = expanded.value().args;
+    const auto& named = expanded.value().labels;
     std::vector<PageSide> sides;
     for (size_t i = 0; i < each.size(); i++) {
         auto paths = side_files(each[i]);

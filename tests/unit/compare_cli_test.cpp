@@ -93,6 +93,30 @@ TEST_F(CompareCliTest, AnAbDirectoryIsItsSides) {
     EXPECT_EQ(labelled.code, kCompareUsage);
 }
 
+// After ab's looks began, its directory is the boots its last look compared, judged at that
+// look's level: all the boots at --confidence would be one more look that no plan allowed.
+TEST_F(CompareCliTest, AnAbDirectoryIsItsLastLookAtItsLevel) {
+    std::filesystem::create_directories(dir_ + "/ab/runs");
+    write_doc("ab/ab.json", {{"initbench_ab", 1}, {"sides", {{{"label", "head"}}, {{"label", "slub"}}}}});
+    json looked = {{"sides", json::array()}, {"ab", {{"look", 1}, {"looks", 3}, {"alpha", 0.05}, {"look_alpha", 0.01}}}};
+    for (const std::string side : {"head", "slub"}) {
+        json files = json::array();
+        for (int i = 1; i <= 3; i++) {
+            const std::string path = write("ab/runs/" + side + "-00" + std::to_string(i) + ".json",
+                                           with_rates(scaled(side == "head" ? 200 : 140), side + std::to_string(i),
+                                                      side == "head" ? "aa" : "bb"));
+            if (i <= 2)
+                files.push_back(path); // boot 3 ended after the look
+        }
+        looked["sides"].push_back({{"label", side}, {"files", files}});
+    }
+    write_doc("ab/comparison.json", looked);
+    CliRun r = run({dir_ + "/ab"});
+    EXPECT_EQ(r.code, kCompareOk) << r.err;
+    EXPECT_NE(r.out.find("head: 2 run(s)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("at 99 % (look 1 of 3"), std::string::npos) << r.out;
+}
+
 // runs/ of an ab directory given as one side: two kernels, refused naming them, never pooled.
 TEST_F(CompareCliTest, ADirectoryOfTwoKernelsIsRefusedNotPooled) {
     std::filesystem::create_directories(dir_ + "/runs");
